@@ -1,0 +1,67 @@
+//! BLS12-381 scalar and base field constants.
+//!
+//! Values match blst (`vec256`/`vec384` Montgomery constants), so `Fr` and
+//! `Fp` limbs are bit-identical to `blstrs::Scalar` and `blstrs::Fp`.
+
+use super::mont::{Mont, MontConfig};
+
+/// Scalar field of the BLS12-381 groups, `r` (255 bits).
+pub struct FrConfig;
+
+impl MontConfig<4> for FrConfig {
+    const MODULUS: [u64; 4] = [
+        0xffffffff00000001,
+        0x53bda402fffe5bfe,
+        0x3339d80809a1d805,
+        0x73eda753299d7d48,
+    ];
+    const INV: u64 = 0xfffffffeffffffff;
+    const R: [u64; 4] = [
+        0x00000001fffffffe,
+        0x5884b7fa00034802,
+        0x998c4fefecbc4ff5,
+        0x1824b159acc5056f,
+    ];
+    const R2: [u64; 4] = [
+        0xc999e990f3f29c6d,
+        0x2b6cedcb87925c23,
+        0x05d314967254398f,
+        0x0748d9d99f59ff11,
+    ];
+}
+
+/// Base field of BLS12-381, `p` (381 bits).
+pub struct FpConfig;
+
+impl MontConfig<6> for FpConfig {
+    const MODULUS: [u64; 6] = [
+        0xb9feffffffffaaab,
+        0x1eabfffeb153ffff,
+        0x6730d2a0f6b0f624,
+        0x64774b84f38512bf,
+        0x4b1ba7b6434bacd7,
+        0x1a0111ea397fe69a,
+    ];
+    const INV: u64 = 0x89f3fffcfffcfffd;
+    const R: [u64; 6] = [
+        0x760900000002fffd,
+        0xebf4000bc40c0002,
+        0x5f48985753c758ba,
+        0x77ce585370525745,
+        0x5c071a97a256ec6d,
+        0x15f65ec3fa80e493,
+    ];
+    const R2: [u64; 6] = [
+        0xf4df1f341c341746,
+        0x0a76e6a609d104f1,
+        0x8de5476c4c95b6d5,
+        0x67eb88a9939d83c0,
+        0x9a793e85b519952d,
+        0x11988fe592cae3aa,
+    ];
+}
+
+/// Layout-compatible with `blstrs::Scalar`.
+pub type Fr = Mont<FrConfig, 4>;
+/// Layout-compatible with `blstrs::Fp`.
+pub type Fp = Mont<FpConfig, 6>;

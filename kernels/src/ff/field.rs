@@ -1,0 +1,27 @@
+use core::ops::{Add, Mul, Neg, Sub};
+
+use crate::mem::Limbs;
+
+/// The operations curve code needs from a base field, so G1 (over Fp) and
+/// G2 (over Fp2) share one implementation of the point formulas.
+///
+/// All values are kept fully reduced, so `==` is field equality.
+pub trait Field:
+    Copy
+    + Eq
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Neg<Output = Self>
+    + Limbs
+{
+    const ZERO: Self;
+    const ONE: Self;
+
+    fn is_zero(&self) -> bool;
+    fn double(&self) -> Self;
+    fn square(&self) -> Self;
+    /// Multiplicative inverse; zero maps to zero so callers need no `Option`
+    /// (which would otherwise drag panic paths into kernels via `unwrap`).
+    fn inverse(&self) -> Self;
+}

@@ -1,0 +1,13 @@
+//! Finite fields: a generic Montgomery prime field, the BLS12-381 instances
+//! and the quadratic extension used by G2.
+
+pub mod bls12_381;
+pub mod field;
+pub mod fp2;
+pub mod limbs;
+pub mod mont;
+
+pub use bls12_381::{Fp, FpConfig, Fr, FrConfig};
+pub use field::Field;
+pub use fp2::Fp2;
+pub use mont::{Mont, MontConfig};

@@ -1,0 +1,247 @@
+//! Prime fields in Montgomery form, generic over the modulus.
+
+#[cfg(not(target_arch = "nvptx64"))]
+use core::fmt;
+use core::marker::PhantomData;
+use core::ops::{Add, Mul, Neg, Sub};
+
+use super::field::Field;
+use super::limbs::{
+    add_limbs, eq_limbs, is_zero_limbs, mac, select, sub_limbs, sub_small, unrolled_for,
+    MAX_UNROLLED_LIMBS,
+};
+use crate::mem::{load_array, store_array, Limbs};
+
+/// Constants of one prime field in Montgomery form with `R = 2^(64 N)`.
+///
+/// A field is only its constants; all arithmetic lives in [`Mont`].
+pub trait MontConfig<const N: usize>: 'static {
+    /// `p`, little-endian limbs.
+    const MODULUS: [u64; N];
+    /// `-p^-1 mod 2^64`.
+    const INV: u64;
+    /// `R mod p`, i.e. one in Montgomery form.
+    const R: [u64; N];
+    /// `R^2 mod p`, multiplying by it converts canonical values into Montgomery form.
+    const R2: [u64; N];
+
+    /// Fermat exponent for inversion.
+    const MODULUS_MINUS_TWO: [u64; N] = sub_small(Self::MODULUS, 2);
+
+    /// The carry-free CIOS multiplication and the single-subtraction `add`
+    /// both need the top bit of the modulus clear (and the top limb not
+    /// `0x7fff..ff`); the multiplication is unrolled for at most
+    /// `MAX_UNROLLED_LIMBS`. Referenced from the arithmetic so an unsupported
+    /// modulus fails to compile instead of computing wrong values.
+    const SUPPORTED: () = assert!(
+        N >= 1 && N <= MAX_UNROLLED_LIMBS && Self::MODULUS[N - 1] < (u64::MAX >> 1)
+    );
+
+    /// Montgomery product `a * b / R mod p`.
+    ///
+    /// This is the one place every multiplication of this field goes through,
+    /// so a target-specific implementation (e.g. inline PTX on nvptx) can
+    /// override it per field without touching the generic code.
+    #[inline(always)]
+    fn mont_mul(a: &[u64; N], b: &[u64; N]) -> [u64; N] {
+        cios_mul(a, b, &Self::MODULUS, Self::INV)
+    }
+}
+
+/// Coarsely Integrated Operand Scanning Montgomery multiplication, in the
+/// "no-carry" variant that is valid when the modulus has a spare top bit
+/// (see [`MontConfig::SUPPORTED`]). Result is fully reduced.
+#[inline(always)]
+pub fn cios_mul<const N: usize>(a: &[u64; N], b: &[u64; N], p: &[u64; N], inv: u64) -> [u64; N] {
+    let mut t = [0u64; N];
+    unrolled_for!(i in 0..N => {
+        let (t0, mut carry_ab) = mac(t[0], a[0], b[i], 0);
+        let m = t0.wrapping_mul(inv);
+        // Low word is zero by choice of `m`; only its carry matters.
+        let (_, mut carry_mp) = mac(t0, m, p[0], 0);
+        for j in 1..N {
+            let (tj, c) = mac(t[j], a[j], b[i], carry_ab);
+            carry_ab = c;
+            let (shifted, c) = mac(tj, m, p[j], carry_mp);
+            carry_mp = c;
+            t[j - 1] = shifted;
+        }
+        t[N - 1] = carry_ab.wrapping_add(carry_mp);
+    });
+    reduce_once(&t, p)
+}
+
+/// Maps `[0, 2p)` to `[0, p)`.
+#[inline(always)]
+fn reduce_once<const N: usize>(t: &[u64; N], p: &[u64; N]) -> [u64; N] {
+    let (reduced, borrow) = sub_limbs(t, p);
+    select(borrow == 0, &reduced, t)
+}
+
+/// An element of the field described by `P`, stored as `N` little-endian
+/// limbs in Montgomery form, always fully reduced (`< p`).
+///
+/// `repr(transparent)` over `[u64; N]` makes it layout-identical to
+/// `blst_fr` / `blst_fp` (and so to `blstrs::Scalar` / `blstrs::Fp`).
+#[repr(transparent)]
+pub struct Mont<P, const N: usize> {
+    pub limbs: [u64; N],
+    _config: PhantomData<P>,
+}
+
+impl<P: MontConfig<N>, const N: usize> Mont<P, N> {
+    pub const ZERO: Self = Self::from_raw([0; N]);
+    pub const ONE: Self = Self::from_raw(P::R);
+
+    /// Wraps limbs that are already in Montgomery form; no conversion.
+    #[inline(always)]
+    pub const fn from_raw(limbs: [u64; N]) -> Self {
+        Self { limbs, _config: PhantomData }
+    }
+
+    /// Converts a canonical integer (must be `< p`) into Montgomery form.
+    #[inline(always)]
+    pub fn from_canonical(value: &[u64; N]) -> Self {
+        Self::from_raw(P::mont_mul(value, &P::R2))
+    }
+
+    /// The canonical integer this element represents.
+    #[inline(always)]
+    pub fn to_canonical(&self) -> [u64; N] {
+        let mut one = [0u64; N];
+        one[0] = 1;
+        P::mont_mul(&self.limbs, &one)
+    }
+
+    /// `self^exp` with `exp` as little-endian `u64` limbs (any length).
+    // Always inlined: an out-of-line call passes the operands through local memory on nvptx.
+    #[inline(always)]
+    pub fn pow<const E: usize>(&self, exp: &[u64; E]) -> Self {
+        let mut acc = Self::ONE;
+        for i in (0..E).rev() {
+            for bit in (0..64).rev() {
+                acc = acc.square();
+                if (exp[i] >> bit) & 1 == 1 {
+                    acc = acc * *self;
+                }
+            }
+        }
+        acc
+    }
+}
+
+impl<P: MontConfig<N>, const N: usize> Field for Mont<P, N> {
+    const ZERO: Self = Self::ZERO;
+    const ONE: Self = Self::ONE;
+
+    #[inline(always)]
+    fn is_zero(&self) -> bool {
+        is_zero_limbs(&self.limbs)
+    }
+
+    #[inline(always)]
+    fn double(&self) -> Self {
+        *self + *self
+    }
+
+    #[inline(always)]
+    fn square(&self) -> Self {
+        *self * *self
+    }
+
+    /// Fermat: `a^(p-2)`. Slow but branch-free in the data and simple.
+    #[inline(always)]
+    fn inverse(&self) -> Self {
+        self.pow(&P::MODULUS_MINUS_TWO)
+    }
+}
+
+impl<P: MontConfig<N>, const N: usize> Add for Mont<P, N> {
+    type Output = Self;
+
+    #[inline(always)]
+    fn add(self, rhs: Self) -> Self {
+        let () = P::SUPPORTED;
+        // Cannot carry out: a + b < 2p < 2^(64N) thanks to the spare bit.
+        let (sum, _) = add_limbs(&self.limbs, &rhs.limbs);
+        Self::from_raw(reduce_once(&sum, &P::MODULUS))
+    }
+}
+
+impl<P: MontConfig<N>, const N: usize> Sub for Mont<P, N> {
+    type Output = Self;
+
+    #[inline(always)]
+    fn sub(self, rhs: Self) -> Self {
+        let (diff, borrow) = sub_limbs(&self.limbs, &rhs.limbs);
+        let (wrapped, _) = add_limbs(&diff, &P::MODULUS);
+        Self::from_raw(select(borrow != 0, &wrapped, &diff))
+    }
+}
+
+impl<P: MontConfig<N>, const N: usize> Neg for Mont<P, N> {
+    type Output = Self;
+
+    #[inline(always)]
+    fn neg(self) -> Self {
+        // p - 0 = p is not reduced, so zero must stay zero.
+        let (negated, _) = sub_limbs(&P::MODULUS, &self.limbs);
+        Self::from_raw(select(self.is_zero(), &self.limbs, &negated))
+    }
+}
+
+impl<P: MontConfig<N>, const N: usize> Mul for Mont<P, N> {
+    type Output = Self;
+
+    #[inline(always)]
+    fn mul(self, rhs: Self) -> Self {
+        let () = P::SUPPORTED;
+        Self::from_raw(P::mont_mul(&self.limbs, &rhs.limbs))
+    }
+}
+
+impl<P: MontConfig<N>, const N: usize> Limbs for Mont<P, N> {
+    const LIMBS: usize = N;
+
+    #[inline(always)]
+    unsafe fn load(src: *const u64) -> Self {
+        Self::from_raw(load_array(src))
+    }
+
+    #[inline(always)]
+    unsafe fn store(&self, dst: *mut u64) {
+        store_array(dst, &self.limbs)
+    }
+}
+
+// Manual impls: derives would demand `P: Clone` etc. of the marker type.
+impl<P, const N: usize> Clone for Mont<P, N> {
+    #[inline(always)]
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<P, const N: usize> Copy for Mont<P, N> {}
+
+impl<P, const N: usize> PartialEq for Mont<P, N> {
+    #[inline(always)]
+    fn eq(&self, other: &Self) -> bool {
+        eq_limbs(&self.limbs, &other.limbs)
+    }
+}
+
+impl<P, const N: usize> Eq for Mont<P, N> {}
+
+// Host-only: formatting machinery has no place in kernels.
+#[cfg(not(target_arch = "nvptx64"))]
+impl<P, const N: usize> fmt::Debug for Mont<P, N> {
+    /// Raw Montgomery limbs, most significant first, to match hex dumps.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("Mont(0x")?;
+        for limb in self.limbs.iter().rev() {
+            write!(f, "{limb:016x}")?;
+        }
+        f.write_str(")")
+    }
+}

@@ -1,0 +1,48 @@
+//! Mapping of element indices to threads.
+
+/// The element indices `i < n` owned by the calling thread.
+///
+/// On the GPU this is a grid-stride loop, so any launch shape covers all `n`
+/// elements. On the host the one "thread" owns every index, which lets tests
+/// run the exact kernel bodies sequentially.
+///
+/// An iterator rather than a closure-taking helper: closures are separate
+/// functions to LLVM, and for large bodies (G2) it declines to inline them,
+/// which passes points through local memory.
+#[inline(always)]
+pub fn indices(n: u32) -> GridStride {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _thread_idx_x};
+        // SAFETY: reading special registers has no preconditions.
+        let (block, block_dim, thread, grid_dim) =
+            unsafe { (_block_idx_x(), _block_dim_x(), _thread_idx_x(), _grid_dim_x()) };
+        GridStride {
+            next: block as u32 as usize * block_dim as u32 as usize + thread as u32 as usize,
+            stride: grid_dim as u32 as usize * block_dim as u32 as usize,
+            end: n as usize,
+        }
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    GridStride { next: 0, stride: 1, end: n as usize }
+}
+
+pub struct GridStride {
+    next: usize,
+    stride: usize,
+    end: usize,
+}
+
+impl Iterator for GridStride {
+    type Item = usize;
+
+    #[inline(always)]
+    fn next(&mut self) -> Option<usize> {
+        if self.next >= self.end {
+            return None;
+        }
+        let i = self.next;
+        self.next += self.stride;
+        Some(i)
+    }
+}

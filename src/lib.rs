@@ -1,0 +1,33 @@
+//! cuzk: Groth16 proofs over BLS12-381 for bellperson circuits, on NVIDIA
+//! GPUs (feature `cuda`, kernels written in Rust and compiled to PTX) or on
+//! the CPU with the same API.
+//!
+//! Inputs and outputs are bellperson's and blstrs' own types: a
+//! `bellperson::Circuit<blstrs::Scalar>` (or an [`Assignment`] synthesized
+//! beforehand) and `bellperson::groth16::Parameters<Bls12>` go in, a
+//! `bellperson::groth16::Proof<Bls12>` that `verify_proof` accepts comes out.
+//!
+//! Each proof has two explicit phases, [`Prover::prestage`] and
+//! [`Prover::compute`]; see [`Prover`].
+
+mod assemble;
+pub mod assignment;
+pub mod cpu;
+pub mod density;
+mod error;
+#[cfg(feature = "cuda")]
+pub mod gpu;
+mod job;
+pub mod params;
+mod prover;
+mod slots;
+pub mod synthetic;
+mod timings;
+
+pub use assemble::{assemble, MsmResults};
+pub use assignment::{synthesize, synthesize_batch, Assignment};
+pub use error::{ProverError, Result};
+pub use job::{random_r_s, ProofJob};
+pub use params::ProofShape;
+pub use prover::{Backend, Prover, ProverConfig, Staged};
+pub use timings::PhaseTimings;

@@ -1,0 +1,71 @@
+//! Checks that Groth16 parameters belong to a circuit before any work starts.
+//!
+//! bellperson's parameter layout: `a` holds the bases of all inputs followed by
+//! the aux variables in the A-aux density; `b_g1`/`b_g2` the inputs in the
+//! B-input density followed by the aux variables in the B-aux density; `h` has
+//! one base per H coefficient (domain size − 1); `l` one per aux variable.
+
+use bellperson::groth16::Parameters;
+use blstrs::Bls12;
+use group::prime::PrimeCurveAffine;
+
+use crate::assignment::Assignment;
+use crate::error::ProverError;
+
+/// Sizes of one proof's work, derived from its assignment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProofShape {
+    pub constraints: usize,
+    pub log_domain: u32,
+    pub inputs: usize,
+    pub aux: usize,
+    pub a_aux_count: usize,
+    pub b_input_count: usize,
+    pub b_aux_count: usize,
+}
+
+impl ProofShape {
+    pub fn of(asg: &Assignment) -> Result<Self, ProverError> {
+        asg.check_shape()?;
+        let log_domain = asg.num_constraints().max(1).next_power_of_two().trailing_zeros();
+        // bellperson's EvaluationDomain refuses exp >= S (32 for BLS12-381).
+        if log_domain >= 32 {
+            return Err(ProverError::DomainTooLarge { log_size: log_domain });
+        }
+        Ok(ProofShape {
+            constraints: asg.num_constraints(),
+            log_domain,
+            inputs: asg.input.len(),
+            aux: asg.aux.len(),
+            a_aux_count: asg.a_aux_density.count_ones(),
+            b_input_count: asg.b_input_density.count_ones(),
+            b_aux_count: asg.b_aux_density.count_ones(),
+        })
+    }
+
+    pub fn domain_size(&self) -> usize {
+        1 << self.log_domain
+    }
+
+    /// Refuses parameters that were made for another circuit: each query
+    /// must have exactly the bases this assignment will use.
+    pub fn check_params(&self, params: &Parameters<Bls12>) -> Result<(), ProverError> {
+        let expected = [
+            ("public inputs (vk.ic)", params.vk.ic.len(), self.inputs),
+            ("H query", params.h.len(), self.domain_size() - 1),
+            ("L query", params.l.len(), self.aux),
+            ("A query", params.a.len(), self.inputs + self.a_aux_count),
+            ("B query in G1", params.b_g1.len(), self.b_input_count + self.b_aux_count),
+            ("B query in G2", params.b_g2.len(), self.b_input_count + self.b_aux_count),
+        ];
+        for (what, have, need) in expected {
+            if have != need {
+                return Err(ProverError::ParamsMismatch { what, params: have, circuit: need });
+            }
+        }
+        if bool::from(params.vk.delta_g1.is_identity() | params.vk.delta_g2.is_identity()) {
+            return Err(ProverError::IdentityDelta);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,315 @@
+//! The public prover: two explicit phases per proof, pipelined over workers.
+
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::Instant;
+
+use bellperson::groth16::{Parameters, Proof};
+use bellperson::Circuit;
+use blstrs::{Bls12, Scalar};
+use log::info;
+use rand_core::RngCore;
+
+use crate::assignment::{panic_message, synthesize};
+use crate::cpu;
+use crate::error::ProverError;
+use crate::job::{random_r_s, ProofJob};
+use crate::params::ProofShape;
+use crate::slots::{SlotGuard, SlotPool};
+use crate::timings::PhaseTimings;
+
+/// Where proofs are computed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Backend {
+    /// The GPU when the `cuda` feature is built and a device is present,
+    /// otherwise the CPU.
+    #[default]
+    Auto,
+    Cpu,
+    /// NVIDIA GPUs through CUDA; an error if none can be used.
+    Gpu,
+}
+
+#[derive(Clone, Debug)]
+pub struct ProverConfig {
+    pub backend: Backend,
+    /// Proofs in flight per device: each worker holds one pre-staged proof,
+    /// so one can upload while another computes.
+    pub workers_per_device: usize,
+    /// GPU ordinals to use; empty means every GPU. Ignored on the CPU.
+    pub devices: Vec<usize>,
+    /// Check A·B = C for every constraint before proving, so an unsatisfied
+    /// circuit is an error instead of a proof that fails to verify.
+    pub check_satisfied: bool,
+}
+
+impl Default for ProverConfig {
+    fn default() -> Self {
+        ProverConfig { backend: Backend::Auto, workers_per_device: 2, devices: Vec::new(), check_satisfied: true }
+    }
+}
+
+/// The engine a prover resolved its backend to.
+enum Engine {
+    Cpu,
+    #[cfg(feature = "cuda")]
+    Gpu(crate::gpu::GpuEngine),
+}
+
+/// Makes Groth16 proofs for one set of parameters.
+///
+/// ```
+/// use cuzk::{Backend, Prover, ProverConfig};
+/// # use bellperson::{Circuit, ConstraintSystem, SynthesisError};
+/// # use blstrs::{Bls12, Scalar};
+/// # #[derive(Clone)]
+/// # struct Square(Option<Scalar>);
+/// # impl Circuit<Scalar> for Square {
+/// #     fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+/// #         let x = cs.alloc(|| "x", || self.0.ok_or(SynthesisError::AssignmentMissing))?;
+/// #         let y = cs.alloc_input(|| "y", || self.0.map(|x| x * x).ok_or(SynthesisError::AssignmentMissing))?;
+/// #         cs.enforce(|| "x*x=y", |lc| lc + x, |lc| lc + x, |lc| lc + y);
+/// #         Ok(())
+/// #     }
+/// # }
+/// let mut rng = rand::thread_rng();
+/// let params = bellperson::groth16::generate_random_parameters::<Bls12, _, _>(Square(None), &mut rng)?;
+/// let prover = Prover::new(params.clone(), ProverConfig { backend: Backend::Cpu, ..Default::default() })?;
+///
+/// // One call…
+/// let proof = prover.prove(Square(Some(Scalar::from(3))), &mut rng)?;
+/// // …or the two phases, which a caller can overlap across workers.
+/// let job = prover.job(Square(Some(Scalar::from(3))), &mut rng)?;
+/// let staged = prover.prestage(job)?;
+/// let proof2 = prover.compute(staged)?;
+///
+/// let pvk = bellperson::groth16::prepare_verifying_key(&params.vk);
+/// assert!(bellperson::groth16::verify_proof(&pvk, &proof, &[Scalar::from(9)])?);
+/// assert!(bellperson::groth16::verify_proof(&pvk, &proof2, &[Scalar::from(9)])?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct Prover {
+    params: Arc<Parameters<Bls12>>,
+    config: ProverConfig,
+    engine: Engine,
+    slots: Arc<SlotPool>,
+    workers: usize,
+}
+
+/// A proof after its pre-stage: validated, its witness prepared (on the GPU:
+/// uploaded into its worker's VRAM slot), holding that worker slot until it
+/// is computed or dropped.
+pub struct Staged {
+    inner: StagedInner,
+    shape: ProofShape,
+    timings: PhaseTimings,
+    _slot: SlotGuard,
+}
+
+enum StagedInner {
+    Cpu(cpu::CpuStaged),
+    #[cfg(feature = "cuda")]
+    Gpu(crate::gpu::GpuStaged),
+}
+
+impl std::fmt::Debug for Staged {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Staged").field("shape", &self.shape).field("slot", &self._slot.index).finish_non_exhaustive()
+    }
+}
+
+impl Staged {
+    pub fn shape(&self) -> &ProofShape {
+        &self.shape
+    }
+}
+
+impl Prover {
+    pub fn new(params: impl Into<Arc<Parameters<Bls12>>>, config: ProverConfig) -> Result<Self, ProverError> {
+        if config.workers_per_device == 0 {
+            return Err(ProverError::Config("workers_per_device must be at least 1".into()));
+        }
+        let params = params.into();
+        let (engine, devices) = resolve_engine(&params, &config)?;
+        let workers = devices * config.workers_per_device;
+        info!("cuzk prover: backend {}, {} worker(s)", engine_name(&engine), workers);
+        Ok(Prover { params, slots: SlotPool::new(workers), workers, engine, config })
+    }
+
+    /// The backend this prover resolved to: `Cpu` or `Gpu`, never `Auto`.
+    pub fn backend(&self) -> Backend {
+        match self.engine {
+            Engine::Cpu => Backend::Cpu,
+            #[cfg(feature = "cuda")]
+            Engine::Gpu(_) => Backend::Gpu,
+        }
+    }
+
+    /// Total worker slots: proofs that can be pre-staged at once.
+    pub fn workers(&self) -> usize {
+        self.workers
+    }
+
+    pub fn params(&self) -> &Parameters<Bls12> {
+        &self.params
+    }
+
+    /// Synthesizes `circuit` and draws fresh r, s for it.
+    pub fn job<C: Circuit<Scalar>>(&self, circuit: C, rng: &mut impl RngCore) -> Result<ProofJob, ProverError> {
+        Ok(ProofJob::new(synthesize(circuit)?, rng))
+    }
+
+    /// Phase one: checks the job against the parameters, waits for a free
+    /// worker slot and prepares the witness in it.
+    ///
+    /// Blocks while all `workers()` slots are held by other `Staged` values,
+    /// so a single thread must compute (or drop) what it staged before
+    /// staging more than `workers()` proofs.
+    pub fn prestage(&self, job: ProofJob) -> Result<Staged, ProverError> {
+        let start = Instant::now();
+        let shape = ProofShape::of(&job.assignment)?;
+        shape.check_params(&self.params)?;
+        if self.config.check_satisfied {
+            if let Some(constraint) = job.assignment.first_unsatisfied() {
+                return Err(ProverError::Unsatisfied { constraint });
+            }
+        }
+        let slot = self.slots.acquire();
+        let inner = match &self.engine {
+            Engine::Cpu => StagedInner::Cpu(cpu::prestage(job)),
+            #[cfg(feature = "cuda")]
+            Engine::Gpu(gpu) => StagedInner::Gpu(gpu.prestage(slot.index, &shape, job)?),
+        };
+        let timings = PhaseTimings { prestage: start.elapsed(), ..Default::default() };
+        Ok(Staged { inner, shape, timings, _slot: slot })
+    }
+
+    /// Phase two: H, all MSMs and assembly. Frees the worker slot.
+    pub fn compute(&self, staged: Staged) -> Result<Proof<Bls12>, ProverError> {
+        self.compute_timed(staged).map(|(proof, _)| proof)
+    }
+
+    /// `compute`, also returning how long each phase took.
+    pub fn compute_timed(&self, staged: Staged) -> Result<(Proof<Bls12>, PhaseTimings), ProverError> {
+        let Staged { inner, shape, mut timings, _slot } = staged;
+        let proof = match inner {
+            StagedInner::Cpu(st) => cpu::compute(&self.params, st, &mut timings)?,
+            #[cfg(feature = "cuda")]
+            StagedInner::Gpu(st) => match &self.engine {
+                Engine::Gpu(gpu) => gpu.compute(&self.params, st, &mut timings)?,
+                Engine::Cpu => unreachable!("GPU-staged proof on a CPU prover"),
+            },
+        };
+        info!("proof of {} constraints (2^{} domain): {}", shape.constraints, shape.log_domain, timings);
+        Ok((proof, timings))
+    }
+
+    /// Synthesizes and proves one circuit.
+    pub fn prove<C: Circuit<Scalar>>(&self, circuit: C, rng: &mut impl RngCore) -> Result<Proof<Bls12>, ProverError> {
+        let staged = self.prestage(self.job(circuit, rng)?)?;
+        self.compute(staged)
+    }
+
+    /// Proves many circuits, pipelined: circuits are synthesized in parallel
+    /// while each worker pre-stages its next proof and computes it. Returns
+    /// one result per circuit, in order; a failing circuit costs only its own
+    /// proof.
+    pub fn prove_batch<C: Circuit<Scalar> + Send>(
+        &self,
+        circuits: Vec<C>,
+        rng: &mut impl RngCore,
+    ) -> Vec<Result<Proof<Bls12>, ProverError>> {
+        let randomness: Vec<(Scalar, Scalar)> = circuits.iter().map(|_| random_r_s(rng)).collect();
+        self.prove_batch_with(circuits, randomness)
+    }
+
+    /// `prove_batch` with given r and s per circuit.
+    pub fn prove_batch_with<C: Circuit<Scalar> + Send>(
+        &self,
+        circuits: Vec<C>,
+        randomness: Vec<(Scalar, Scalar)>,
+    ) -> Vec<Result<Proof<Bls12>, ProverError>> {
+        let count = circuits.len();
+        if randomness.len() != count {
+            let err = || Err(ProverError::WrongLength { what: "randomness (r, s) pairs", expected: count, got: randomness.len() });
+            return (0..count).map(|_| err()).collect();
+        }
+        let results: Mutex<Vec<Option<Result<Proof<Bls12>, ProverError>>>> = Mutex::new((0..count).map(|_| None).collect());
+        // Bounded, so synthesis runs at most one witness per worker ahead.
+        let (tx, rx) = mpsc::sync_channel::<(usize, Result<ProofJob, ProverError>)>(self.workers);
+        let rx = Mutex::new(rx);
+        std::thread::scope(|scope| {
+            scope.spawn(move || {
+                // A pool of its own: these threads block on the channel, which
+                // must never starve the global pool the compute phase uses.
+                let pool = rayon::ThreadPoolBuilder::new().build();
+                let synth = |(i, (c, (r, s))): (usize, (C, (Scalar, Scalar)))| {
+                    let job = synthesize(c).map(|a| ProofJob::with_randomness(a, r, s));
+                    let _ = tx.send((i, job));
+                };
+                let items: Vec<_> = circuits.into_iter().zip(randomness).enumerate().collect();
+                match pool {
+                    Ok(pool) => pool.install(|| {
+                        use rayon::prelude::*;
+                        items.into_par_iter().for_each(synth)
+                    }),
+                    Err(_) => items.into_iter().for_each(synth),
+                }
+            });
+            for _ in 0..self.workers {
+                scope.spawn(|| loop {
+                    let next = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
+                    let Ok((i, job)) = next else { break };
+                    let result = job.and_then(|job| self.prove_job_catching_panics(job));
+                    results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);
+                });
+            }
+        });
+        results
+            .into_inner()
+            .unwrap_or_else(|e| e.into_inner())
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|| Err(ProverError::WorkerPanicked("synthesis thread ended early".into()))))
+            .collect()
+    }
+
+    fn prove_job_catching_panics(&self, job: ProofJob) -> Result<Proof<Bls12>, ProverError> {
+        let run = std::panic::AssertUnwindSafe(|| self.prestage(job).and_then(|st| self.compute(st)));
+        std::panic::catch_unwind(run).unwrap_or_else(|p| Err(ProverError::WorkerPanicked(panic_message(&*p))))
+    }
+}
+
+fn engine_name(engine: &Engine) -> &'static str {
+    match engine {
+        Engine::Cpu => "cpu",
+        #[cfg(feature = "cuda")]
+        Engine::Gpu(_) => "gpu",
+    }
+}
+
+/// Picks the engine and how many devices it spans.
+fn resolve_engine(params: &Parameters<Bls12>, config: &ProverConfig) -> Result<(Engine, usize), ProverError> {
+    match config.backend {
+        Backend::Cpu => Ok((Engine::Cpu, 1)),
+        #[cfg(feature = "cuda")]
+        Backend::Gpu => {
+            let gpu = crate::gpu::GpuEngine::new(params, config)?;
+            let devices = gpu.device_count();
+            Ok((Engine::Gpu(gpu), devices))
+        }
+        #[cfg(not(feature = "cuda"))]
+        Backend::Gpu => Err(ProverError::NoGpu("cuzk was built without the `cuda` feature".into())),
+        Backend::Auto => {
+            #[cfg(feature = "cuda")]
+            match crate::gpu::GpuEngine::new(params, config) {
+                Ok(gpu) => {
+                    let devices = gpu.device_count();
+                    return Ok((Engine::Gpu(gpu), devices));
+                }
+                Err(ProverError::NoGpu(why)) => info!("no usable GPU ({why}); proving on the CPU"),
+                Err(e) => return Err(e),
+            }
+            let _ = params;
+            Ok((Engine::Cpu, 1))
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! Circuits and helpers shared by the integration tests.
+#![allow(dead_code)]
+
+use bellperson::groth16::{self, Parameters, Proof};
+use bellperson::{Circuit, ConstraintSystem, Index, SynthesisError, Variable};
+use blstrs::{Bls12, Scalar};
+use ff::Field;
+use rand::SeedableRng;
+
+/// Fresh randomness each run; the seed is printed so a failure reproduces.
+pub fn rng() -> rand_chacha::ChaCha8Rng {
+    let seed = std::env::var("CUZK_TEST_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or_else(rand::random::<u64>);
+    eprintln!("test rng seed: {seed} (set CUZK_TEST_SEED to repeat)");
+    rand_chacha::ChaCha8Rng::seed_from_u64(seed)
+}
+
+/// Small circuits with known shapes; `None` values synthesize for parameters.
+#[derive(Clone, Debug)]
+pub enum TestCircuit {
+    /// x·x = y, y public.
+    Square(Option<Scalar>),
+    /// x·y = z with no public input besides ONE.
+    NoInputs(Option<(Scalar, Scalar)>),
+    /// Claims y = x² but is given a wrong y: unsatisfied.
+    WrongSquare(Scalar),
+    /// Fails to produce a value.
+    MissingValue,
+    /// Enforces on an aux variable that was never allocated.
+    UnknownAux,
+    /// Panics while synthesizing.
+    Panics,
+}
+
+impl Circuit<Scalar> for TestCircuit {
+    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let missing = || SynthesisError::AssignmentMissing;
+        match self {
+            TestCircuit::Square(x) => {
+                let xv = cs.alloc(|| "x", || x.ok_or_else(missing))?;
+                let y = cs.alloc_input(|| "y", || x.map(|x| x.square()).ok_or_else(missing))?;
+                cs.enforce(|| "x*x=y", |lc| lc + xv, |lc| lc + xv, |lc| lc + y);
+            }
+            TestCircuit::NoInputs(v) => {
+                let x = cs.alloc(|| "x", || v.map(|v| v.0).ok_or_else(missing))?;
+                let y = cs.alloc(|| "y", || v.map(|v| v.1).ok_or_else(missing))?;
+                let z = cs.alloc(|| "z", || v.map(|v| v.0 * v.1).ok_or_else(missing))?;
+                cs.enforce(|| "x*y=z", |lc| lc + x, |lc| lc + y, |lc| lc + z);
+            }
+            TestCircuit::WrongSquare(x) => {
+                let xv = cs.alloc(|| "x", || Ok(x))?;
+                let y = cs.alloc_input(|| "y", || Ok(x.square() + Scalar::ONE))?;
+                cs.enforce(|| "x*x=y", |lc| lc + xv, |lc| lc + xv, |lc| lc + y);
+            }
+            TestCircuit::MissingValue => {
+                cs.alloc(|| "x", || Err(SynthesisError::AssignmentMissing))?;
+            }
+            TestCircuit::UnknownAux => {
+                let ghost = Variable::new_unchecked(Index::Aux(999));
+                cs.enforce(|| "ghost", |lc| lc + ghost, |lc| lc + CS::one(), |lc| lc);
+            }
+            TestCircuit::Panics => panic!("deliberate panic inside a circuit"),
+        }
+        Ok(())
+    }
+}
+
+pub fn params_for<C: Circuit<Scalar>>(shape: C, rng: &mut rand_chacha::ChaCha8Rng) -> Parameters<Bls12> {
+    groth16::generate_random_parameters::<Bls12, _, _>(shape, rng).expect("parameter generation")
+}
+
+pub fn verifies(params: &Parameters<Bls12>, proof: &Proof<Bls12>, inputs: &[Scalar]) -> bool {
+    let pvk = groth16::prepare_verifying_key(&params.vk);
+    groth16::verify_proof(&pvk, proof, inputs).expect("verify_proof")
+}

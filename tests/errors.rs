@@ -1,0 +1,108 @@
+//! Bad input gives its typed error, never a panic or a wrong proof.
+
+mod common;
+
+use blstrs::{G1Affine, Scalar};
+use common::{params_for, rng, TestCircuit};
+use cuzk::synthetic::SyntheticPorep;
+use cuzk::{synthesize, Backend, ProofJob, Prover, ProverConfig, ProverError};
+use ff::Field;
+use group::prime::PrimeCurveAffine;
+
+fn square_prover() -> (Prover, rand_chacha::ChaCha8Rng) {
+    let mut rng = rng();
+    let params = params_for(TestCircuit::Square(None), &mut rng);
+    let config = ProverConfig { backend: Backend::Cpu, ..Default::default() };
+    (Prover::new(params, config).unwrap(), rng)
+}
+
+#[test]
+fn params_of_another_circuit_are_refused() {
+    let (prover, mut rng) = square_prover();
+    let err = prover.prove(SyntheticPorep::with_witness(20, 2, 1), &mut rng).unwrap_err();
+    assert!(matches!(err, ProverError::ParamsMismatch { .. }), "{err}");
+}
+
+#[test]
+fn unsatisfied_circuit_is_reported_with_its_constraint() {
+    let (prover, mut rng) = square_prover();
+    let err = prover.prove(TestCircuit::WrongSquare(Scalar::from(5u64)), &mut rng).unwrap_err();
+    assert!(matches!(err, ProverError::Unsatisfied { constraint: 0 }), "{err}");
+}
+
+#[test]
+fn synthesis_errors_pass_through() {
+    let (prover, mut rng) = square_prover();
+    let err = prover.prove(TestCircuit::MissingValue, &mut rng).unwrap_err();
+    assert!(matches!(err, ProverError::Synthesis(bellperson::SynthesisError::AssignmentMissing)), "{err}");
+}
+
+#[test]
+fn unknown_variable_is_an_error_not_a_panic() {
+    let err = synthesize(TestCircuit::UnknownAux).unwrap_err();
+    assert!(matches!(err, ProverError::UnknownVariable { kind: "aux", index: 999, allocated: 0 }), "{err}");
+}
+
+#[test]
+fn circuit_panic_is_caught() {
+    let err = synthesize(TestCircuit::Panics).unwrap_err();
+    assert!(matches!(err, ProverError::CircuitPanicked(ref m) if m.contains("deliberate")), "{err}");
+}
+
+#[test]
+fn wrong_lengths_in_a_caller_built_assignment_are_refused() {
+    let (prover, _) = square_prover();
+    let good = synthesize(TestCircuit::Square(Some(Scalar::from(2u64)))).unwrap();
+
+    let mut short_b = good.clone();
+    short_b.b.pop();
+    let err = prover.prestage(ProofJob::with_randomness(short_b, Scalar::ONE, Scalar::ONE)).unwrap_err();
+    assert!(matches!(err, ProverError::WrongLength { what: "b evaluations", .. }), "{err}");
+
+    let mut short_density = good.clone();
+    short_density.a_aux_density = cuzk::density::Density::default();
+    let err = prover.prestage(ProofJob::with_randomness(short_density, Scalar::ONE, Scalar::ONE)).unwrap_err();
+    assert!(matches!(err, ProverError::WrongLength { what: "A-aux density", .. }), "{err}");
+
+    let mut no_one = good;
+    no_one.input[0] = Scalar::from(2u64);
+    let err = prover.prestage(ProofJob::with_randomness(no_one, Scalar::ONE, Scalar::ONE)).unwrap_err();
+    assert!(matches!(err, ProverError::MissingOneInput), "{err}");
+}
+
+#[test]
+fn identity_delta_is_refused() {
+    let mut rng = rng();
+    let mut params = params_for(TestCircuit::Square(None), &mut rng);
+    params.vk.delta_g1 = G1Affine::identity();
+    let prover = Prover::new(params, ProverConfig { backend: Backend::Cpu, ..Default::default() }).unwrap();
+    let err = prover.prove(TestCircuit::Square(Some(Scalar::ONE)), &mut rng).unwrap_err();
+    assert!(matches!(err, ProverError::IdentityDelta), "{err}");
+}
+
+#[test]
+fn zero_workers_is_a_config_error() {
+    let mut rng = rng();
+    let params = params_for(TestCircuit::Square(None), &mut rng);
+    let config = ProverConfig { backend: Backend::Cpu, workers_per_device: 0, ..Default::default() };
+    assert!(matches!(Prover::new(params, config), Err(ProverError::Config(_))));
+}
+
+#[test]
+fn gpu_backend_without_a_usable_gpu_is_an_error_and_auto_falls_back() {
+    let mut rng = rng();
+    let params = params_for(TestCircuit::Square(None), &mut rng);
+    match Prover::new(params.clone(), ProverConfig { backend: Backend::Gpu, ..Default::default() }) {
+        Err(ProverError::NoGpu(why)) => eprintln!("Backend::Gpu refused as expected: {why}"),
+        Ok(p) => {
+            assert_eq!(p.backend(), Backend::Gpu);
+            eprintln!("a GPU is present; Backend::Gpu accepted");
+        }
+        Err(e) => panic!("unexpected error: {e}"),
+    }
+    let auto = Prover::new(params, ProverConfig::default()).unwrap();
+    assert_ne!(auto.backend(), Backend::Auto);
+    let x = Scalar::random(&mut rng);
+    let proof = auto.prove(TestCircuit::Square(Some(x)), &mut rng).unwrap();
+    assert!(common::verifies(auto.params(), &proof, &[x.square()]));
+}

@@ -1,0 +1,119 @@
+//! Our CPU prover against bellperson's, bit for bit, and its errors.
+
+mod common;
+
+use bellperson::groth16;
+use blstrs::Scalar;
+use common::{params_for, rng, verifies, TestCircuit};
+use cuzk::synthetic::SyntheticPorep;
+use cuzk::{Backend, Prover, ProverConfig, ProverError};
+use ff::Field;
+
+fn cpu_prover(params: &groth16::Parameters<blstrs::Bls12>, workers: usize) -> Prover {
+    let config = ProverConfig { backend: Backend::Cpu, workers_per_device: workers, ..Default::default() };
+    Prover::new(params.clone(), config).expect("prover")
+}
+
+/// Proves with fixed r, s through both phases and compares with bellperson.
+fn assert_same_as_bellperson<C>(shape: C, witness: C, public: &[Scalar])
+where
+    C: bellperson::Circuit<Scalar> + Clone + Send,
+{
+    let mut rng = rng();
+    let params = params_for(shape, &mut rng);
+    let prover = cpu_prover(&params, 1);
+    let (r, s) = (Scalar::random(&mut rng), Scalar::random(&mut rng));
+    let expected = groth16::create_proof(witness.clone(), &params, r, s).expect("bellperson proof");
+    let job = cuzk::ProofJob::with_randomness(cuzk::synthesize(witness).expect("synthesis"), r, s);
+    let ours = prover.compute(prover.prestage(job).expect("prestage")).expect("compute");
+    assert_eq!(ours, expected, "proof differs from bellperson's");
+    assert!(verifies(&params, &ours, public));
+    if let Some((first, rest)) = public.split_first() {
+        let mut tampered = vec![*first + Scalar::ONE];
+        tampered.extend_from_slice(rest);
+        assert!(!verifies(&params, &ours, &tampered), "a tampered input must not verify");
+    }
+}
+
+#[test]
+fn tiny_circuit_matches_bellperson() {
+    let x = Scalar::from(7u64);
+    assert_same_as_bellperson(TestCircuit::Square(None), TestCircuit::Square(Some(x)), &[x.square()]);
+}
+
+#[test]
+fn circuit_without_public_inputs_matches_bellperson() {
+    let v = (Scalar::from(3u64), -Scalar::ONE);
+    assert_same_as_bellperson(TestCircuit::NoInputs(None), TestCircuit::NoInputs(Some(v)), &[]);
+}
+
+#[test]
+fn non_power_of_two_circuit_matches_bellperson() {
+    // 37 + 1 + 3 inputs + ONE: 42 constraints in a 64-point domain.
+    let c = SyntheticPorep::with_witness(37, 3, 11);
+    assert_same_as_bellperson(SyntheticPorep::shape(37, 3), c.clone(), &c.public_values());
+}
+
+#[test]
+fn zero_one_heavy_witness_matches_bellperson() {
+    let c = SyntheticPorep::with_witness(2000, 8, rand::random());
+    let asg = cuzk::synthesize(c.clone()).unwrap();
+    let zero_one = asg.aux.iter().filter(|v| **v == Scalar::ZERO || **v == Scalar::ONE).count();
+    assert!(zero_one * 10 > asg.aux.len() * 8, "witness should be mostly 0/1: {zero_one} of {}", asg.aux.len());
+    assert!(asg.b_aux_density.count_ones() * 2 < asg.aux.len(), "B-aux must be sparse");
+    assert_same_as_bellperson(SyntheticPorep::shape(2000, 8), c.clone(), &c.public_values());
+}
+
+#[test]
+fn batch_matches_bellperson_and_pipelines_over_workers() {
+    let mut rng = rng();
+    let params = params_for(SyntheticPorep::shape(300, 4), &mut rng);
+    let circuits: Vec<_> = (0..5).map(|i| SyntheticPorep::with_witness(300, 4, 100 + i)).collect();
+    let rs: Vec<(Scalar, Scalar)> = (0..5).map(|_| (Scalar::random(&mut rng), Scalar::random(&mut rng))).collect();
+    let expected = groth16::create_proof_batch(
+        circuits.clone(),
+        &params,
+        rs.iter().map(|p| p.0).collect(),
+        rs.iter().map(|p| p.1).collect(),
+    )
+    .unwrap();
+    let ours = cpu_prover(&params, 3).prove_batch_with(circuits.clone(), rs);
+    for (i, (ours, expected)) in ours.into_iter().zip(expected).enumerate() {
+        let ours = ours.unwrap_or_else(|e| panic!("proof {i}: {e}"));
+        assert_eq!(ours, expected, "proof {i}");
+        assert!(verifies(&params, &ours, &circuits[i].public_values()));
+    }
+}
+
+#[test]
+fn random_proofs_verify_and_differ() {
+    let mut rng = rng();
+    let params = params_for(TestCircuit::Square(None), &mut rng);
+    let prover = cpu_prover(&params, 2);
+    let x = Scalar::random(&mut rng);
+    let p1 = prover.prove(TestCircuit::Square(Some(x)), &mut rng).unwrap();
+    let p2 = prover.prove(TestCircuit::Square(Some(x)), &mut rng).unwrap();
+    assert!(verifies(&params, &p1, &[x.square()]) && verifies(&params, &p2, &[x.square()]));
+    assert_ne!(p1, p2, "fresh r, s must give a fresh proof");
+}
+
+#[test]
+fn one_bad_circuit_does_not_cost_the_rest_of_the_batch() {
+    let mut rng = rng();
+    let params = params_for(TestCircuit::Square(None), &mut rng);
+    let xs: Vec<Scalar> = (0..4).map(|_| Scalar::random(&mut rng)).collect();
+    let circuits = vec![
+        TestCircuit::Square(Some(xs[0])),
+        TestCircuit::Panics,
+        TestCircuit::Square(Some(xs[1])),
+        TestCircuit::WrongSquare(xs[2]),
+        TestCircuit::Square(Some(xs[3])),
+    ];
+    let results = cpu_prover(&params, 2).prove_batch(circuits, &mut rng);
+    assert!(matches!(results[1], Err(ProverError::CircuitPanicked(_))), "{:?}", results[1]);
+    assert!(matches!(results[3], Err(ProverError::Unsatisfied { .. })), "{:?}", results[3]);
+    for (i, x) in [(0, xs[0]), (2, xs[1]), (4, xs[3])] {
+        let proof = results[i].as_ref().unwrap_or_else(|e| panic!("proof {i}: {e}"));
+        assert!(verifies(&params, proof, &[x.square()]), "proof {i}");
+    }
+}
