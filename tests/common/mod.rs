@@ -72,3 +72,23 @@ pub fn verifies(params: &Parameters<Bls12>, proof: &Proof<Bls12>, inputs: &[Scal
     let pvk = groth16::prepare_verifying_key(&params.vk);
     groth16::verify_proof(&pvk, proof, inputs).expect("verify_proof")
 }
+
+/// Reports a skipped test on the real stderr (libtest captures `eprintln!`
+/// of passing tests, and a skip must be seen).
+pub fn report_skip(test: &str, why: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "SKIPPED {test}: {why}");
+}
+
+/// The first GPU, or `None` after reporting why the test is skipped.
+#[cfg(feature = "cuda")]
+pub fn gpu_or_skip(test: &str) -> Option<cuzk::gpu::GpuDevice> {
+    match cuzk::gpu::discover(&[0]) {
+        Ok(mut gpus) => gpus.pop(),
+        Err(cuzk::ProverError::NoGpu(why)) => {
+            report_skip(test, &format!("no GPU ({why})"));
+            None
+        }
+        Err(e) => panic!("GPU present but unusable: {e}"),
+    }
+}

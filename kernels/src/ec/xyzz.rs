@@ -71,7 +71,7 @@ impl<C: CurveConfig> Xyzz<C> {
         let q = self.x * hh;
         let x3 = r.square() - hhh - q.double();
         let y3 = r * (q - x3) - self.y * hhh;
-        Self { x: x3, y: y3, zz: self.zz * hh, zzz: self.zzz * hhh }
+        Self { x: x3, y: y3, zz: self.zz * hh, zzz: self.zzz * hh }
     }
 
     /// `self + other` (add-2008-s).

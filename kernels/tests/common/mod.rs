@@ -42,7 +42,8 @@ unsafe impl Pod for blstrs::G1Affine {}
 unsafe impl Pod for blstrs::G1Projective {}
 unsafe impl Pod for blstrs::G2Affine {}
 unsafe impl Pod for blstrs::G2Projective {}
-unsafe impl<const N: usize> Pod for [u64; N] {}
+unsafe impl Pod for u64 {}
+unsafe impl<T: Pod, const N: usize> Pod for [T; N] {}
 
 pub fn limbs_per<T: Pod>() -> usize {
     assert_eq!(size_of::<T>() % 8, 0);

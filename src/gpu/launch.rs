@@ -1,0 +1,32 @@
+//! Launching a one-thread-per-element kernel.
+
+use std::ffi::c_void;
+
+use cust::module::Module;
+use cust::stream::Stream;
+
+use super::gpu_err;
+use crate::error::ProverError;
+
+pub(crate) const BLOCK: u32 = 256;
+
+/// Launches `name` over `n` elements on `stream`. `args` are pointers to the
+/// kernel's parameters, in order (CUDA's launch convention).
+///
+/// # Safety
+/// `args` must match the kernel's signature, and every buffer they point to
+/// must stay alive until the stream has run the kernel.
+pub(crate) unsafe fn launch_elementwise(
+    module: &Module,
+    stream: &Stream,
+    name: &str,
+    n: u32,
+    args: &[*mut c_void],
+) -> Result<(), ProverError> {
+    if n == 0 {
+        return Ok(());
+    }
+    let func = module.get_function(name).map_err(|e| gpu_err(name, e))?;
+    let grid = n.div_ceil(BLOCK);
+    stream.launch(&func, grid, BLOCK, 0, args).map_err(|e| gpu_err(name, e))
+}

@@ -1,0 +1,33 @@
+//! The CUDA side (feature `cuda`): a thin layer over `cust`.
+//!
+//! The design rule: CUDA allocation, frees and device-wide synchronization
+//! serialize every stream on a device, so all VRAM a prover needs is reserved
+//! in [`GpuEngine::new`] and the proving phases order their work with
+//! streams and events only.
+
+mod engine;
+pub mod elementwise;
+mod launch;
+mod runtime;
+mod upload;
+
+pub use engine::{GpuEngine, GpuStaged};
+pub use runtime::{discover, GpuDevice};
+
+/// The PTX of the `kernels/` crate, built by `build.rs`.
+pub const KERNELS_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/cuzk_kernels.ptx"));
+
+use crate::error::ProverError;
+
+pub(crate) fn gpu_err(what: &str, e: cust::error::CudaError) -> ProverError {
+    ProverError::Gpu(format!("{what}: {e}"))
+}
+
+/// For the few driver calls cust does not wrap.
+pub(crate) fn sys_check(what: &str, r: cust::sys::CUresult) -> Result<(), ProverError> {
+    if r == cust::sys::CUresult::CUDA_SUCCESS {
+        Ok(())
+    } else {
+        Err(ProverError::Gpu(format!("{what}: {r:?}")))
+    }
+}

@@ -1,0 +1,81 @@
+//! Device discovery: one primary context and one loaded kernel module per
+//! device.
+
+use cust::context::{Context, CurrentContext};
+use cust::device::{Device, DeviceAttribute};
+use cust::error::CudaError;
+use cust::module::Module;
+use log::info;
+
+use super::{gpu_err, KERNELS_PTX};
+use crate::error::ProverError;
+
+/// One GPU, ready to launch our kernels.
+pub struct GpuDevice {
+    pub ordinal: u32,
+    pub name: String,
+    pub total_memory: usize,
+    pub compute_capability: (i32, i32),
+    pub module: Module,
+    // Dropped last: the module and every buffer live in this context.
+    context: Context,
+}
+
+impl GpuDevice {
+    /// Makes this device's context current on the calling thread; every
+    /// thread must do this before touching the device.
+    pub fn bind(&self) -> Result<(), ProverError> {
+        CurrentContext::set_current(&self.context).map_err(|e| gpu_err("set context", e))
+    }
+}
+
+/// Opens the devices with the given ordinals (all when empty). No driver or
+/// no device is `ProverError::NoGpu`, so callers can fall back to the CPU.
+pub fn discover(ordinals: &[usize]) -> Result<Vec<GpuDevice>, ProverError> {
+    match cust::init(cust::CudaFlags::empty()) {
+        Ok(()) => {}
+        Err(e @ (CudaError::NoDevice | CudaError::NotInitialized | CudaError::InvalidDevice | CudaError::UnknownError)) => {
+            return Err(ProverError::NoGpu(format!("cuInit: {e}")));
+        }
+        Err(e) => return Err(ProverError::NoGpu(format!("cuInit: {e} (is the NVIDIA driver installed?)"))),
+    }
+    let count = Device::num_devices().map_err(|e| ProverError::NoGpu(format!("cuDeviceGetCount: {e}")))? as usize;
+    if count == 0 {
+        return Err(ProverError::NoGpu("the driver reports no CUDA device".into()));
+    }
+    let wanted: Vec<usize> = if ordinals.is_empty() { (0..count).collect() } else { ordinals.to_vec() };
+    wanted
+        .into_iter()
+        .map(|ordinal| {
+            if ordinal >= count {
+                return Err(ProverError::Config(format!("GPU {ordinal} requested, but only {count} present")));
+            }
+            open(ordinal as u32)
+        })
+        .collect()
+}
+
+fn open(ordinal: u32) -> Result<GpuDevice, ProverError> {
+    let device = Device::get_device(ordinal).map_err(|e| gpu_err("cuDeviceGet", e))?;
+    let context = Context::new(device).map_err(|e| gpu_err("primary context", e))?;
+    CurrentContext::set_current(&context).map_err(|e| gpu_err("set context", e))?;
+    let module = Module::from_ptx(KERNELS_PTX, &[]).map_err(|e| gpu_err("load kernels PTX", e))?;
+    let attr = |a| device.get_attribute(a).unwrap_or(0);
+    let gpu = GpuDevice {
+        ordinal,
+        name: device.name().unwrap_or_default(),
+        total_memory: device.total_memory().unwrap_or(0),
+        compute_capability: (attr(DeviceAttribute::ComputeCapabilityMajor), attr(DeviceAttribute::ComputeCapabilityMinor)),
+        module,
+        context,
+    };
+    info!(
+        "GPU {}: {} (sm_{}{}), {:.1} GiB",
+        gpu.ordinal,
+        gpu.name,
+        gpu.compute_capability.0,
+        gpu.compute_capability.1,
+        gpu.total_memory as f64 / (1u64 << 30) as f64
+    );
+    Ok(gpu)
+}

@@ -1,0 +1,60 @@
+//! Host → device copies through a small pinned double buffer.
+//!
+//! The witness lives in pageable memory, which the DMA engine cannot read
+//! asynchronously. Pinning it whole would cost as much host memory as the
+//! witness again (gigabytes per partition), so each worker owns two fixed
+//! pinned chunks: the host fills one while the copy engine drains the other.
+//! Each chunk's event says when its last copy finished; waiting on it blocks
+//! only this worker, never the device.
+
+use cust::event::{Event, EventFlags};
+use cust::memory::{DevicePointer, LockedBuffer};
+use cust::stream::Stream;
+
+use super::{gpu_err, sys_check};
+use crate::error::ProverError;
+
+/// 32 MiB per chunk: large enough to run the PCIe link at full speed.
+const CHUNK_WORDS: usize = 4 << 20;
+
+pub(crate) struct PinnedStager {
+    chunks: [LockedBuffer<u64>; 2],
+    drained: [Event; 2],
+    next: usize,
+}
+
+impl PinnedStager {
+    pub fn new() -> Result<Self, ProverError> {
+        let chunk = || LockedBuffer::new(&0u64, CHUNK_WORDS).map_err(|e| gpu_err("pinned staging buffer", e));
+        let event = || Event::new(EventFlags::DISABLE_TIMING).map_err(|e| gpu_err("event", e));
+        Ok(PinnedStager { chunks: [chunk()?, chunk()?], drained: [event()?, event()?], next: 0 })
+    }
+
+    /// Enqueues a copy of `src` to `dst` on `stream`. Returns once `src` has
+    /// been read; the device copy may still be in flight (ordered on `stream`).
+    pub fn upload(&mut self, stream: &Stream, dst: DevicePointer<u64>, src: &[u64]) -> Result<(), ProverError> {
+        for (i, piece) in src.chunks(CHUNK_WORDS).enumerate() {
+            let k = self.next;
+            self.next ^= 1;
+            // Unrecorded events report complete, so the first use never waits.
+            self.drained[k].synchronize().map_err(|e| gpu_err("staging event", e))?;
+            self.chunks[k][..piece.len()].copy_from_slice(piece);
+            // SAFETY: dst has room for src (the caller's slot layout); the
+            // pinned chunk stays untouched until its event reports done.
+            unsafe {
+                let dst = dst.add(i * CHUNK_WORDS);
+                sys_check(
+                    "host to device copy",
+                    cust::sys::cuMemcpyHtoDAsync_v2(
+                        dst.as_raw(),
+                        self.chunks[k].as_ptr().cast(),
+                        std::mem::size_of_val(piece),
+                        stream.as_inner(),
+                    ),
+                )?;
+            }
+            self.drained[k].record(stream).map_err(|e| gpu_err("record staging event", e))?;
+        }
+        Ok(())
+    }
+}
