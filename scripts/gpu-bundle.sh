@@ -1,28 +1,45 @@
 #!/usr/bin/env bash
-# Builds the `cuda` test, example and bench executables here and copies them
-# into .gpu/ (git-ignored), for a GPU machine that has no Rust toolchain:
-# pass `.gpu` in the device call's carry and run `.gpu/run-tests.sh` there.
+# Builds the `cuda` GPU test, example and bench executables here, plus PTX
+# variants, into .gpu/bundle.tar.gz (git-ignored) for a GPU machine that has
+# no Rust toolchain. There: tar xzf .gpu/bundle.tar.gz -C .gpu && scripts/gpu-measure.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=.gpu
 rm -rf "$out"; mkdir -p "$out/bin"
-msgs=$(scripts/with-cuda.sh cargo test --release --workspace --features cuda --no-run --message-format=json 2>/dev/null)
+msgs=$(scripts/with-cuda.sh cargo test --release --workspace --features cuda --no-run --message-format=json)
 echo "$msgs" | python3 -c '
 import json, sys, shutil
 for line in sys.stdin:
     try: m = json.loads(line)
     except ValueError: continue
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["profile"]["test"]:
-        name = m["target"]["name"] + ("-lib" if m["target"]["kind"] == ["lib"] else "")
-        shutil.copy(m["executable"], sys.argv[1] + "/bin/test-" + name)
+        name = m["target"]["name"]
+        # Only the tests that touch the GPU; the rest run in CI.
+        if name.startswith(("gpu_", "ptx_")):
+            shutil.copy(m["executable"], sys.argv[1] + "/bin/test-" + name)
 ' "$out"
-scripts/with-cuda.sh cargo build --release --features cuda --examples --benches >&2
-cp target/release/examples/prove_partition "$out/bin/"
-for b in target/release/deps/*; do
-  case "$b" in *.d|*.rlib|*.rmeta|*.so) continue;; esac
-  base=$(basename "$b"); name=${base%-*}
-  if [ -x "$b" ] && [ -f "benches/$name.rs" ]; then cp "$b" "$out/bin/bench-$name"; fi
-done
+scripts/with-cuda.sh cargo build --release --features cuda --examples --benches --message-format=json | python3 -c '
+import json, sys, shutil
+for line in sys.stdin:
+    try: m = json.loads(line)
+    except ValueError: continue
+    if m.get("reason") == "compiler-artifact" and m.get("executable"):
+        kind = m["target"]["kind"][0]
+        prefix = {"bench": "bench-", "example": ""}.get(kind)
+        if prefix is not None:
+            shutil.copy(m["executable"], sys.argv[1] + "/bin/" + prefix + m["target"]["name"])
+' "$out"
+# PTX variants for the arithmetic bench (scripts/gpu-measure.sh).
+mkdir -p "$out/ptx"
+ptx_variant() {  # name, extra rustc flags...
+  local name=$1; shift
+  (cd kernels && RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR=../target/ptx-variant-$name cargo rustc --release --lib \
+     --target nvptx64-nvidia-cuda -Zbuild-std=core -- --emit=asm -C panic=abort -C codegen-units=1 \
+     -C debuginfo=0 -C target-cpu=sm_80 "$@" >&2)
+  cp "$(ls -t target/ptx-variant-$name/nvptx64-nvidia-cuda/release/deps/cuzk_kernels-*.s | head -n 1)" "$out/ptx/$name.ptx"
+}
+ptx_variant generic_u64_mul --cfg cuzk_generic_mul
+cp "$(ls -t target/release/build/cuzk-*/out/cuzk_kernels.ptx | head -n 1)" "$out/ptx/embedded.ptx"
 cat > "$out/run-tests.sh" <<'EOS'
 #!/usr/bin/env bash
 # Runs every test executable; exits non-zero if any fails.
@@ -35,5 +52,9 @@ exit $fail
 EOS
 chmod +x "$out/run-tests.sh"
 strip --strip-debug "$out"/bin/*
-ls -la "$out/bin"
-du -sh "$out"
+# The executables embed the PTX text, which compresses well; the device
+# call's carry limit is 64 MiB. Unpack there with: tar xzf .gpu/bundle.tar.gz -C .gpu
+tar czf bundle.tar.gz -C "$out" bin ptx run-tests.sh
+rm -rf "$out"/bin "$out"/ptx "$out"/run-tests.sh
+mv bundle.tar.gz "$out/"
+ls -la "$out"

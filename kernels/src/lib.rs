@@ -7,7 +7,10 @@
 //! conversion.
 
 #![no_std]
-#![cfg_attr(target_arch = "nvptx64", feature(abi_ptx, asm_experimental_arch, stdarch_nvptx))]
+#![cfg_attr(
+    target_arch = "nvptx64",
+    feature(abi_ptx, asm_experimental_arch, stdarch_nvptx)
+)]
 
 pub mod ec;
 pub mod ff;

@@ -6,6 +6,9 @@
 //! same order as its `#[repr(C)]` layout, so buffers are interchangeable with
 //! blstrs values.
 
+// One explicit `u64` access per index is exactly what these loops are for.
+#![allow(clippy::needless_range_loop)]
+
 pub trait Limbs: Sized {
     /// Number of `u64` words this value occupies in memory.
     const LIMBS: usize;

@@ -5,7 +5,10 @@
 mod common;
 
 use common::curves::{from_xyzz, random_points, to_xyzz, to_xyzz_random, TestCurve, Xyzz, G1, G2};
-use common::{as_limbs, run_binary, run_unary, seeded_rng, BinaryKernel, Mismatches, UnaryKernel, RANDOM_CASES};
+use common::{
+    as_limbs, run_binary, run_unary, seeded_rng, BinaryKernel, Mismatches, UnaryKernel,
+    RANDOM_CASES,
+};
 use cuzk_kernels::gpu::elementwise as k;
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Group};
@@ -28,9 +31,18 @@ fn check_xyzz_results<C: TestCurve>(
     for (i, (g, e)) in got.iter().zip(expected).enumerate() {
         match from_xyzz::<C>(g) {
             Ok(point) => mismatches.check(point == *e, || {
-                format!("  [{i}] input {}\n    got      {g:?}\n    expected {:?}", input(i), e.to_affine())
+                format!(
+                    "  [{i}] input {}\n    got      {g:?}\n    expected {:?}",
+                    input(i),
+                    e.to_affine()
+                )
             }),
-            Err(why) => mismatches.record(|| format!("  [{i}] input {}\n    malformed output ({why}): {g:?}", input(i))),
+            Err(why) => mismatches.record(|| {
+                format!(
+                    "  [{i}] input {}\n    malformed output ({why}): {g:?}",
+                    input(i)
+                )
+            }),
         }
     }
     mismatches.finish(got.len());
@@ -53,16 +65,32 @@ fn check_add_mixed<C: TestCurve>(name: &str, kernel: BinaryKernel) {
         addend.push(q[i]);
     }
     for &x in &p[RANDOM_CASES..] {
-        for (a, b) in [(identity, x), (x, identity), (identity, identity), (x, x), (x, -x), (-x, x)] {
+        for (a, b) in [
+            (identity, x),
+            (x, identity),
+            (identity, identity),
+            (x, x),
+            (x, -x),
+            (-x, x),
+        ] {
             acc.push(a);
             addend.push(b);
         }
     }
-    let acc_xyzz: Vec<Xyzz<C>> = acc.iter().map(|a| to_xyzz_random::<C>(a, &mut rng)).collect();
+    let acc_xyzz: Vec<Xyzz<C>> = acc
+        .iter()
+        .map(|a| to_xyzz_random::<C>(a, &mut rng))
+        .collect();
     let addend_affine = affine_of::<C>(&addend);
-    let expected: Vec<C::Projective> = acc.iter().zip(&addend_affine).map(|(&a, &b)| a + b).collect();
+    let expected: Vec<C::Projective> = acc
+        .iter()
+        .zip(&addend_affine)
+        .map(|(&a, &b)| a + b)
+        .collect();
     let got: Vec<Xyzz<C>> = run_binary(kernel, &acc_xyzz, &addend_affine);
-    check_xyzz_results::<C>(name, seed, &got, &expected, |i| format!("{:?} + {:?}", acc_xyzz[i], addend_affine[i]));
+    check_xyzz_results::<C>(name, seed, &got, &expected, |i| {
+        format!("{:?} + {:?}", acc_xyzz[i], addend_affine[i])
+    });
 }
 
 fn check_add<C: TestCurve>(name: &str, kernel: BinaryKernel) {
@@ -79,23 +107,39 @@ fn check_add<C: TestCurve>(name: &str, kernel: BinaryKernel) {
         let same_rep = to_xyzz_random::<C>(&x, &mut rng);
         a.push(same_rep);
         b.push(same_rep);
-        for (l, r) in [(identity, x), (x, identity), (identity, identity), (x, x), (x, -x), (-x, x)] {
+        for (l, r) in [
+            (identity, x),
+            (x, identity),
+            (identity, identity),
+            (x, x),
+            (x, -x),
+            (-x, x),
+        ] {
             // Independent rescalings: equal points with different coordinates.
             a.push(to_xyzz_random::<C>(&l, &mut rng));
             b.push(to_xyzz_random::<C>(&r, &mut rng));
         }
     }
     let decode = |v: &Xyzz<C>| from_xyzz::<C>(v).unwrap();
-    let expected: Vec<C::Projective> = a.iter().zip(&b).map(|(l, r)| decode(l) + decode(r)).collect();
+    let expected: Vec<C::Projective> = a
+        .iter()
+        .zip(&b)
+        .map(|(l, r)| decode(l) + decode(r))
+        .collect();
     let got: Vec<Xyzz<C>> = run_binary(kernel, &a, &b);
-    check_xyzz_results::<C>(name, seed, &got, &expected, |i| format!("{:?} + {:?}", a[i], b[i]));
+    check_xyzz_results::<C>(name, seed, &got, &expected, |i| {
+        format!("{:?} + {:?}", a[i], b[i])
+    });
 }
 
 fn check_dbl<C: TestCurve>(name: &str, kernel: UnaryKernel) {
     let (mut rng, seed) = seeded_rng(name);
     let mut points = random_points::<C>(&mut rng, RANDOM_CASES);
     points.extend([C::Projective::identity(); 4]);
-    let input: Vec<Xyzz<C>> = points.iter().map(|p| to_xyzz_random::<C>(p, &mut rng)).collect();
+    let input: Vec<Xyzz<C>> = points
+        .iter()
+        .map(|p| to_xyzz_random::<C>(p, &mut rng))
+        .collect();
     let expected: Vec<C::Projective> = points.iter().map(|p| p.double()).collect();
     let got: Vec<Xyzz<C>> = run_unary(kernel, &input);
     check_xyzz_results::<C>(name, seed, &got, &expected, |i| format!("{:?}", input[i]));
@@ -115,16 +159,27 @@ fn check_to_jacobian<C: TestCurve>(name: &str, kernel: UnaryKernel) {
     let (mut rng, seed) = seeded_rng(name);
     let mut points = random_points::<C>(&mut rng, RANDOM_CASES);
     points.extend([C::Projective::identity(); 4]);
-    let input: Vec<Xyzz<C>> = points.iter().map(|p| to_xyzz_random::<C>(p, &mut rng)).collect();
+    let input: Vec<Xyzz<C>> = points
+        .iter()
+        .map(|p| to_xyzz_random::<C>(p, &mut rng))
+        .collect();
     let got: Vec<C::Projective> = run_unary(kernel, &input);
     let mut mismatches = Mismatches::new(name, seed);
     for (i, (g, e)) in got.iter().zip(&points).enumerate() {
         let ok = g == e && C::is_on_curve(&g.to_affine());
-        mismatches.check(ok, || format!("  [{i}] input {:?}\n    got {g:?}\n    expected {e:?}", input[i]));
+        mismatches.check(ok, || {
+            format!(
+                "  [{i}] input {:?}\n    got {g:?}\n    expected {e:?}",
+                input[i]
+            )
+        });
         if bool::from(e.is_identity()) {
             // Same bytes as blstrs' own identity, not just an equal point.
-            let canonical = as_limbs(std::slice::from_ref(g)) == as_limbs(&[C::Projective::identity()]);
-            mismatches.check(canonical, || format!("  [{i}] identity not all-zero: {g:?}"));
+            let canonical =
+                as_limbs(std::slice::from_ref(g)) == as_limbs(&[C::Projective::identity()]);
+            mismatches.check(canonical, || {
+                format!("  [{i}] identity not all-zero: {g:?}")
+            });
         }
     }
     mismatches.finish(got.len());
@@ -192,13 +247,13 @@ fn g1_bucket_accumulation() {
     let mut expected = blstrs::G1Projective::identity();
     for (i, p) in affine.iter().enumerate() {
         let addend = match rng.gen_range(0..64) {
-            0 => expected.to_affine(),    // P + P
-            1 => -expected.to_affine(),   // P + (-P)
+            0 => expected.to_affine(),  // P + P
+            1 => -expected.to_affine(), // P + (-P)
             _ => *p,
         };
         let out: Vec<Xyzz<G1>> = run_binary(k::g1_add_mixed, &[acc], &[addend]);
         acc = out[0];
-        expected = expected + addend;
+        expected += addend;
         assert_eq!(from_xyzz::<G1>(&acc), Ok(expected), "step {i}, seed {seed}");
     }
 }

@@ -3,7 +3,9 @@
 
 mod common;
 
-use common::fields::{check_binary, check_unary, invert_or_zero, unary_inputs, P_MODULUS, R_MODULUS};
+use common::fields::{
+    check_binary, check_unary, invert_or_zero, unary_inputs, P_MODULUS, R_MODULUS,
+};
 use common::{assert_same_limbs, run_unary, seeded_rng};
 use cuzk_kernels::gpu::elementwise as k;
 use ff::Field;
@@ -69,7 +71,9 @@ fn fr_to_mont() {
     let expected = unary_inputs::<Scalar>(&mut rng);
     let canonical: Vec<[u64; 4]> = expected.iter().map(scalar_canonical).collect();
     let got: Vec<Scalar> = run_unary(k::fr_to_mont, &canonical);
-    assert_same_limbs("fr_to_mont", seed, &got, &expected, |i| format!("{:x?}", canonical[i]));
+    assert_same_limbs("fr_to_mont", seed, &got, &expected, |i| {
+        format!("{:x?}", canonical[i])
+    });
 }
 
 #[test]
@@ -78,7 +82,9 @@ fn fr_from_mont() {
     let input = unary_inputs::<Scalar>(&mut rng);
     let expected: Vec<[u64; 4]> = input.iter().map(scalar_canonical).collect();
     let got: Vec<[u64; 4]> = run_unary(k::fr_from_mont, &input);
-    assert_same_limbs("fr_from_mont", seed, &got, &expected, |i| format!("{:?}", input[i]));
+    assert_same_limbs("fr_from_mont", seed, &got, &expected, |i| {
+        format!("{:?}", input[i])
+    });
 }
 
 #[test]
@@ -87,7 +93,9 @@ fn fp_to_mont() {
     let expected = unary_inputs::<Fp>(&mut rng);
     let canonical: Vec<[u64; 6]> = expected.iter().map(fp_canonical).collect();
     let got: Vec<Fp> = run_unary(k::fp_to_mont, &canonical);
-    assert_same_limbs("fp_to_mont", seed, &got, &expected, |i| format!("{:x?}", canonical[i]));
+    assert_same_limbs("fp_to_mont", seed, &got, &expected, |i| {
+        format!("{:x?}", canonical[i])
+    });
 }
 
 #[test]
@@ -96,7 +104,9 @@ fn fp_from_mont() {
     let input = unary_inputs::<Fp>(&mut rng);
     let expected: Vec<[u64; 6]> = input.iter().map(fp_canonical).collect();
     let got: Vec<[u64; 6]> = run_unary(k::fp_from_mont, &input);
-    assert_same_limbs("fp_from_mont", seed, &got, &expected, |i| format!("{:?}", input[i]));
+    assert_same_limbs("fp_from_mont", seed, &got, &expected, |i| {
+        format!("{:?}", input[i])
+    });
 }
 
 /// The constants the arithmetic is built from, checked against blstrs and
@@ -107,8 +117,16 @@ fn montgomery_constants_match_blstrs() {
 
     assert_eq!(FrConfig::MODULUS, R_MODULUS);
     assert_eq!(FpConfig::MODULUS, P_MODULUS);
-    assert_eq!(FrConfig::INV.wrapping_mul(R_MODULUS[0]), u64::MAX, "INV * r = -1 mod 2^64");
-    assert_eq!(FpConfig::INV.wrapping_mul(P_MODULUS[0]), u64::MAX, "INV * p = -1 mod 2^64");
+    assert_eq!(
+        FrConfig::INV.wrapping_mul(R_MODULUS[0]),
+        u64::MAX,
+        "INV * r = -1 mod 2^64"
+    );
+    assert_eq!(
+        FpConfig::INV.wrapping_mul(P_MODULUS[0]),
+        u64::MAX,
+        "INV * p = -1 mod 2^64"
+    );
     assert_eq!(common::as_limbs(&[Scalar::ONE]), FrConfig::R);
     assert_eq!(common::as_limbs(&[Fp::ONE]), FpConfig::R);
     // R2 is R in Montgomery form, i.e. the canonical value R mod p.

@@ -12,8 +12,18 @@ use ff::Field as _;
 use group::{Curve, Group};
 
 fn assert_same_layout<Ours, Theirs>() {
-    assert_eq!(size_of::<Ours>(), size_of::<Theirs>(), "{}", std::any::type_name::<Ours>());
-    assert_eq!(align_of::<Ours>(), align_of::<Theirs>(), "{}", std::any::type_name::<Ours>());
+    assert_eq!(
+        size_of::<Ours>(),
+        size_of::<Theirs>(),
+        "{}",
+        std::any::type_name::<Ours>()
+    );
+    assert_eq!(
+        align_of::<Ours>(),
+        align_of::<Theirs>(),
+        "{}",
+        std::any::type_name::<Ours>()
+    );
 }
 
 #[test]
@@ -30,10 +40,20 @@ fn sizes_and_alignments_match_blstrs() {
 #[test]
 fn limb_counts() {
     assert_eq!(
-        [FR_LIMBS, FP_LIMBS, FP2_LIMBS, G1_AFFINE_LIMBS, G1_JACOBIAN_LIMBS, G1_XYZZ_LIMBS],
+        [
+            FR_LIMBS,
+            FP_LIMBS,
+            FP2_LIMBS,
+            G1_AFFINE_LIMBS,
+            G1_JACOBIAN_LIMBS,
+            G1_XYZZ_LIMBS
+        ],
         [4, 6, 12, 12, 18, 24]
     );
-    assert_eq!([G2_AFFINE_LIMBS, G2_JACOBIAN_LIMBS, G2_XYZZ_LIMBS], [24, 36, 48]);
+    assert_eq!(
+        [G2_AFFINE_LIMBS, G2_JACOBIAN_LIMBS, G2_XYZZ_LIMBS],
+        [24, 36, 48]
+    );
     assert_eq!(size_of::<G1Xyzz>(), G1_XYZZ_LIMBS * LIMB_BYTES);
     assert_eq!(size_of::<G2Xyzz>(), G2_XYZZ_LIMBS * LIMB_BYTES);
 }
@@ -41,16 +61,28 @@ fn limb_counts() {
 #[test]
 fn transmuted_scalars_multiply_like_blstrs() {
     let (mut rng, _) = common::seeded_rng("transmuted_scalars_multiply_like_blstrs");
-    let a: Vec<blstrs::Scalar> = (0..1000).map(|_| blstrs::Scalar::random(&mut rng)).collect();
-    let b: Vec<blstrs::Scalar> = (0..1000).map(|_| blstrs::Scalar::random(&mut rng)).collect();
+    let a: Vec<blstrs::Scalar> = (0..1000)
+        .map(|_| blstrs::Scalar::random(&mut rng))
+        .collect();
+    let b: Vec<blstrs::Scalar> = (0..1000)
+        .map(|_| blstrs::Scalar::random(&mut rng))
+        .collect();
     // SAFETY: the point of the test; layouts are asserted equal above.
-    let (ours_a, ours_b) = unsafe { (transmute::<&[blstrs::Scalar], &[Fr]>(&a), transmute::<&[blstrs::Scalar], &[Fr]>(&b)) };
+    let (ours_a, ours_b) = unsafe {
+        (
+            transmute::<&[blstrs::Scalar], &[Fr]>(&a),
+            transmute::<&[blstrs::Scalar], &[Fr]>(&b),
+        )
+    };
     for i in 0..a.len() {
         let theirs = a[i] * b[i];
         let ours = ours_a[i] * ours_b[i];
         assert_eq!(ours, unsafe { transmute::<blstrs::Scalar, Fr>(theirs) });
     }
-    assert_eq!(unsafe { transmute::<blstrs::Scalar, Fr>(blstrs::Scalar::ONE) }, Fr::ONE);
+    assert_eq!(
+        unsafe { transmute::<blstrs::Scalar, Fr>(blstrs::Scalar::ONE) },
+        Fr::ONE
+    );
 }
 
 #[test]
@@ -62,7 +94,9 @@ fn transmuted_fp2_multiply_like_blstrs() {
         let ours = unsafe { transmute::<blstrs::Fp2, Fp2>(a) * transmute::<blstrs::Fp2, Fp2>(b) };
         assert_eq!(ours, unsafe { transmute::<blstrs::Fp2, Fp2>(a * b) });
         // c0 first: the real part must be where blstrs keeps it.
-        assert_eq!(ours.c0, unsafe { transmute::<blstrs::Fp, Fp>((a * b).c0()) });
+        assert_eq!(ours.c0, unsafe {
+            transmute::<blstrs::Fp, Fp>((a * b).c0())
+        });
     }
 }
 

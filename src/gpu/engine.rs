@@ -85,9 +85,20 @@ struct WorkerSlot {
 }
 
 pub struct GpuEngine {
-    devices: Vec<GpuDevice>,
     slots: Vec<WorkerSlot>,
+    devices: Vec<GpuDevice>,
     layout: SlotLayout,
+}
+
+impl Drop for GpuEngine {
+    /// A slot's buffers, stream and events must be freed in their device's
+    /// context, before that context is released with the device.
+    fn drop(&mut self) {
+        for slot in std::mem::take(&mut self.slots) {
+            let _ = self.devices[slot.device].bind();
+            drop(slot);
+        }
+    }
 }
 
 /// A proof whose witness is on its way into (or already in) its slot.
@@ -133,7 +144,7 @@ impl GpuEngine {
             }
             info!("GPU {}: reserved {} slot(s) of {:.3} GiB", gpu.ordinal, config.workers_per_device, bytes as f64 / (1u64 << 30) as f64);
         }
-        Ok(GpuEngine { devices, slots, layout })
+        Ok(GpuEngine { slots, devices, layout })
     }
 
     pub fn device_count(&self) -> usize {

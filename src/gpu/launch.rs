@@ -8,7 +8,7 @@ use cust::stream::Stream;
 use super::gpu_err;
 use crate::error::ProverError;
 
-pub(crate) const BLOCK: u32 = 256;
+pub const BLOCK: u32 = 256;
 
 /// Launches `name` over `n` elements on `stream`. `args` are pointers to the
 /// kernel's parameters, in order (CUDA's launch convention).
@@ -16,7 +16,7 @@ pub(crate) const BLOCK: u32 = 256;
 /// # Safety
 /// `args` must match the kernel's signature, and every buffer they point to
 /// must stay alive until the stream has run the kernel.
-pub(crate) unsafe fn launch_elementwise(
+pub unsafe fn launch_elementwise(
     module: &Module,
     stream: &Stream,
     name: &str,

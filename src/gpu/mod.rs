@@ -7,7 +7,7 @@
 
 mod engine;
 pub mod elementwise;
-mod launch;
+pub mod launch;
 mod runtime;
 mod upload;
 

@@ -21,11 +21,25 @@ pub struct GpuDevice {
     context: Context,
 }
 
+impl Drop for GpuDevice {
+    /// The module is unloaded in its own context (fields drop after this).
+    fn drop(&mut self) {
+        let _ = self.bind();
+    }
+}
+
 impl GpuDevice {
     /// Makes this device's context current on the calling thread; every
     /// thread must do this before touching the device.
     pub fn bind(&self) -> Result<(), ProverError> {
         CurrentContext::set_current(&self.context).map_err(|e| gpu_err("set context", e))
+    }
+
+    /// Loads another module (PTX, cubin or fatbin file) into this device's
+    /// context, e.g. a variant build of the kernels to measure against.
+    pub fn load_module_file(&self, path: &std::path::Path) -> Result<Module, ProverError> {
+        self.bind()?;
+        Module::from_file(path).map_err(|e| gpu_err(&format!("load {}", path.display()), e))
     }
 }
 

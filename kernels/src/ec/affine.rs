@@ -72,6 +72,9 @@ where
     C::Base: fmt::Debug,
 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Affine").field("x", &self.x).field("y", &self.y).finish()
+        f.debug_struct("Affine")
+            .field("x", &self.x)
+            .field("y", &self.y)
+            .finish()
     }
 }

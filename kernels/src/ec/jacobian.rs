@@ -22,7 +22,11 @@ pub struct Jacobian<C: CurveConfig> {
 
 impl<C: CurveConfig> Jacobian<C> {
     /// All zeros, the same bytes as `blst_p1::default()` (blstrs' identity).
-    pub const IDENTITY: Self = Self { x: C::Base::ZERO, y: C::Base::ZERO, z: C::Base::ZERO };
+    pub const IDENTITY: Self = Self {
+        x: C::Base::ZERO,
+        y: C::Base::ZERO,
+        z: C::Base::ZERO,
+    };
 
     #[inline(always)]
     pub fn is_identity(&self) -> bool {
@@ -34,7 +38,11 @@ impl<C: CurveConfig> Jacobian<C> {
         if p.is_identity() {
             return Self::IDENTITY;
         }
-        Self { x: p.x, y: p.y, z: C::Base::ONE }
+        Self {
+            x: p.x,
+            y: p.y,
+            z: C::Base::ONE,
+        }
     }
 
     /// Normalises with one inversion; meant for the host or for a handful of
@@ -57,7 +65,11 @@ impl<C: CurveConfig> Xyzz<C> {
         if self.is_identity() {
             return Jacobian::IDENTITY;
         }
-        Jacobian { x: self.x * self.zz.square(), y: self.y * self.zzz.square(), z: self.zzz }
+        Jacobian {
+            x: self.x * self.zz.square(),
+            y: self.y * self.zzz.square(),
+            z: self.zzz,
+        }
     }
 
     /// `(X, Y, Z^2, Z^3)`: the same point, with no field inversion.
@@ -67,7 +79,12 @@ impl<C: CurveConfig> Xyzz<C> {
             return Self::IDENTITY;
         }
         let zz = p.z.square();
-        Self { x: p.x, y: p.y, zz, zzz: zz * p.z }
+        Self {
+            x: p.x,
+            y: p.y,
+            zz,
+            zzz: zz * p.z,
+        }
     }
 }
 

@@ -41,12 +41,22 @@ impl<C: CurveConfig> Xyzz<C> {
         if p.is_identity() {
             return Self::IDENTITY;
         }
-        Self { x: p.x, y: p.y, zz: C::Base::ONE, zzz: C::Base::ONE }
+        Self {
+            x: p.x,
+            y: p.y,
+            zz: C::Base::ONE,
+            zzz: C::Base::ONE,
+        }
     }
 
     #[inline(always)]
     pub fn neg(&self) -> Self {
-        Self { x: self.x, y: -self.y, zz: self.zz, zzz: self.zzz }
+        Self {
+            x: self.x,
+            y: -self.y,
+            zz: self.zz,
+            zzz: self.zzz,
+        }
     }
 
     /// `self + p` for an affine `p` (madd-2008-s).
@@ -64,14 +74,23 @@ impl<C: CurveConfig> Xyzz<C> {
         let r = s2 - self.y;
         if h.is_zero() {
             // Same x: either the same point (double) or its negation (identity).
-            return if r.is_zero() { Self::double_affine(p) } else { Self::IDENTITY };
+            return if r.is_zero() {
+                Self::double_affine(p)
+            } else {
+                Self::IDENTITY
+            };
         }
         let hh = h.square();
         let hhh = h * hh;
         let q = self.x * hh;
         let x3 = r.square() - hhh - q.double();
         let y3 = r * (q - x3) - self.y * hhh;
-        Self { x: x3, y: y3, zz: self.zz * hh, zzz: self.zzz * hh }
+        Self {
+            x: x3,
+            y: y3,
+            zz: self.zz * hh,
+            zzz: self.zzz * hhh,
+        }
     }
 
     /// `self + other` (add-2008-s).
@@ -90,14 +109,23 @@ impl<C: CurveConfig> Xyzz<C> {
         let h = u2 - u1;
         let r = s2 - s1;
         if h.is_zero() {
-            return if r.is_zero() { self.double() } else { Self::IDENTITY };
+            return if r.is_zero() {
+                self.double()
+            } else {
+                Self::IDENTITY
+            };
         }
         let hh = h.square();
         let hhh = h * hh;
         let q = u1 * hh;
         let x3 = r.square() - hhh - q.double();
         let y3 = r * (q - x3) - s1 * hhh;
-        Self { x: x3, y: y3, zz: self.zz * other.zz * hh, zzz: self.zzz * other.zzz * hhh }
+        Self {
+            x: x3,
+            y: y3,
+            zz: self.zz * other.zz * hh,
+            zzz: self.zzz * other.zzz * hhh,
+        }
     }
 
     /// `2 * self` (dbl-2008-s-1 with `a = 0`).
@@ -114,7 +142,12 @@ impl<C: CurveConfig> Xyzz<C> {
         let m = xx.double() + xx;
         let x3 = m.square() - s.double();
         let y3 = m * (s - x3) - w * self.y;
-        Self { x: x3, y: y3, zz: v * self.zz, zzz: w * self.zzz }
+        Self {
+            x: x3,
+            y: y3,
+            zz: v * self.zz,
+            zzz: w * self.zzz,
+        }
     }
 
     /// `2 * p` for an affine, non-identity `p` (mdbl-2008-s-1).
@@ -128,7 +161,12 @@ impl<C: CurveConfig> Xyzz<C> {
         let m = xx.double() + xx;
         let x3 = m.square() - s.double();
         let y3 = m * (s - x3) - w * p.y;
-        Self { x: x3, y: y3, zz: v, zzz: w }
+        Self {
+            x: x3,
+            y: y3,
+            zz: v,
+            zzz: w,
+        }
     }
 }
 

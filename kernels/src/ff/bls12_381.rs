@@ -28,6 +28,14 @@ impl MontConfig<4> for FrConfig {
         0x05d314967254398f,
         0x0748d9d99f59ff11,
     ];
+
+    /// On the GPU: 32-bit words with hardware carry chains (inline PTX).
+    /// `--cfg cuzk_generic_mul` keeps the portable u64 CIOS, for comparison.
+    #[cfg(all(target_arch = "nvptx64", not(cuzk_generic_mul)))]
+    #[inline(always)]
+    fn mont_mul(a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+        super::ptx_montmul::fr_mont_mul(a, b)
+    }
 }
 
 /// Base field of BLS12-381, `p` (381 bits).
@@ -59,6 +67,14 @@ impl MontConfig<6> for FpConfig {
         0x9a793e85b519952d,
         0x11988fe592cae3aa,
     ];
+
+    /// On the GPU: 32-bit words with hardware carry chains (inline PTX).
+    /// `--cfg cuzk_generic_mul` keeps the portable u64 CIOS, for comparison.
+    #[cfg(all(target_arch = "nvptx64", not(cuzk_generic_mul)))]
+    #[inline(always)]
+    fn mont_mul(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
+        super::ptx_montmul::fp_mont_mul(a, b)
+    }
 }
 
 /// Layout-compatible with `blstrs::Scalar`.

@@ -4,6 +4,9 @@
 //! compile-time trip count: LLVM fully unrolls them and proves every index in
 //! bounds, which keeps the PTX free of local-memory arrays and panic paths.
 
+// Index loops over several arrays at once are the clearest form here.
+#![allow(clippy::needless_range_loop)]
+
 /// `a + b + carry`, returning (sum, carry-out).
 #[inline(always)]
 pub const fn adc(a: u64, b: u64, carry: u64) -> (u64, u64) {

@@ -6,6 +6,8 @@ pub mod field;
 pub mod fp2;
 pub mod limbs;
 pub mod mont;
+#[cfg(target_arch = "nvptx64")]
+pub mod ptx_montmul;
 
 pub use bls12_381::{Fp, FpConfig, Fr, FrConfig};
 pub use field::Field;

@@ -33,9 +33,8 @@ pub trait MontConfig<const N: usize>: 'static {
     /// `0x7fff..ff`); the multiplication is unrolled for at most
     /// `MAX_UNROLLED_LIMBS`. Referenced from the arithmetic so an unsupported
     /// modulus fails to compile instead of computing wrong values.
-    const SUPPORTED: () = assert!(
-        N >= 1 && N <= MAX_UNROLLED_LIMBS && Self::MODULUS[N - 1] < (u64::MAX >> 1)
-    );
+    const SUPPORTED: () =
+        assert!(N >= 1 && N <= MAX_UNROLLED_LIMBS && Self::MODULUS[N - 1] < (u64::MAX >> 1));
 
     /// Montgomery product `a * b / R mod p`.
     ///
@@ -96,7 +95,10 @@ impl<P: MontConfig<N>, const N: usize> Mont<P, N> {
     /// Wraps limbs that are already in Montgomery form; no conversion.
     #[inline(always)]
     pub const fn from_raw(limbs: [u64; N]) -> Self {
-        Self { limbs, _config: PhantomData }
+        Self {
+            limbs,
+            _config: PhantomData,
+        }
     }
 
     /// Converts a canonical integer (must be `< p`) into Montgomery form.

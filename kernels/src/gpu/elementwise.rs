@@ -3,7 +3,8 @@
 //!
 //! Every buffer is a packed array of elements in the layout given by
 //! [`crate::layout`]; element `i` of a buffer of `T` starts at limb
-//! `i * T::LIMBS`. Inputs and outputs may not overlap unless identical.
+//! `i * T::LIMBS`. Each element is fully loaded before its result is stored,
+//! so in-place operation (output = input buffer) is fine.
 
 use super::grid::indices;
 use crate::ec::{G1Affine, G1Jacobian, G1Xyzz, G2Affine, G2Jacobian, G2Xyzz};

@@ -15,8 +15,14 @@ pub fn indices(n: u32) -> GridStride {
     {
         use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _thread_idx_x};
         // SAFETY: reading special registers has no preconditions.
-        let (block, block_dim, thread, grid_dim) =
-            unsafe { (_block_idx_x(), _block_dim_x(), _thread_idx_x(), _grid_dim_x()) };
+        let (block, block_dim, thread, grid_dim) = unsafe {
+            (
+                _block_idx_x(),
+                _block_dim_x(),
+                _thread_idx_x(),
+                _grid_dim_x(),
+            )
+        };
         GridStride {
             next: block as u32 as usize * block_dim as u32 as usize + thread as u32 as usize,
             stride: grid_dim as u32 as usize * block_dim as u32 as usize,
@@ -24,7 +30,11 @@ pub fn indices(n: u32) -> GridStride {
         }
     }
     #[cfg(not(target_arch = "nvptx64"))]
-    GridStride { next: 0, stride: 1, end: n as usize }
+    GridStride {
+        next: 0,
+        stride: 1,
+        end: n as usize,
+    }
 }
 
 pub struct GridStride {

@@ -15,11 +15,17 @@ macro_rules! kernel {
         pub unsafe extern "ptx-kernel" fn $name($($arg: $ty),*) $body
 
         $(#[doc = $doc])*
+        ///
+        /// # Safety
+        /// Every pointer must be valid for `n` elements of its type (see
+        /// [`crate::layout`]). An output may be the very same buffer as an
+        /// input (in place) but must not partially overlap one.
         #[cfg(not(target_arch = "nvptx64"))]
         pub unsafe fn $name($($arg: $ty),*) $body
     };
 }
 
+pub mod bench;
 pub mod elementwise;
 
 kernel! {

@@ -107,7 +107,11 @@ pub fn to_xyzz<C: TestCurve>(p: &C::Projective, lambda: C::Base) -> Xyzz<C> {
 
 pub fn to_xyzz_random<C: TestCurve>(p: &C::Projective, rng: &mut ChaCha8Rng) -> Xyzz<C> {
     // Keep some Z = 1 inputs too: that is what bucket accumulation starts from.
-    let lambda = if rng.gen_range(0..8) == 0 { C::Base::ONE } else { random_nonzero(rng) };
+    let lambda = if rng.gen_range(0..8) == 0 {
+        C::Base::ONE
+    } else {
+        random_nonzero(rng)
+    };
     to_xyzz::<C>(p, lambda)
 }
 

@@ -6,10 +6,18 @@ use ff::Field as _;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
 
-use super::{assert_same_limbs, run_binary, run_unary, seeded_rng, BinaryKernel, Pod, UnaryKernel, RANDOM_CASES};
+use super::{
+    assert_same_limbs, run_binary, run_unary, seeded_rng, BinaryKernel, Pod, UnaryKernel,
+    RANDOM_CASES,
+};
 
 /// Moduli written out independently of the crate under test.
-pub const R_MODULUS: [u64; 4] = [0xffffffff00000001, 0x53bda402fffe5bfe, 0x3339d80809a1d805, 0x73eda753299d7d48];
+pub const R_MODULUS: [u64; 4] = [
+    0xffffffff00000001,
+    0x53bda402fffe5bfe,
+    0x3339d80809a1d805,
+    0x73eda753299d7d48,
+];
 pub const P_MODULUS: [u64; 6] = [
     0xb9feffffffffaaab,
     0x1eabfffeb153ffff,
@@ -31,7 +39,9 @@ impl TestField for blstrs::Scalar {
         // Each integer both as raw Montgomery limbs (stresses reduction of
         // inputs near r) and as a canonical value converted to Montgomery form.
         let raw = ints.iter().map(|l| scalar_from_mont_limbs(*l));
-        let canonical = ints.iter().map(|l| Option::from(blstrs::Scalar::from_u64s_le(l)).unwrap());
+        let canonical = ints
+            .iter()
+            .map(|l| Option::from(blstrs::Scalar::from_u64s_le(l)).unwrap());
         raw.chain(canonical).collect()
     }
 }
@@ -40,7 +50,9 @@ impl TestField for blstrs::Fp {
     fn edge_values() -> Vec<Self> {
         let ints = edge_integers(P_MODULUS);
         let raw = ints.iter().map(|l| blstrs::Fp::from_raw_unchecked(*l));
-        let canonical = ints.iter().map(|l| Option::from(blstrs::Fp::from_u64s_le(l)).unwrap());
+        let canonical = ints
+            .iter()
+            .map(|l| Option::from(blstrs::Fp::from_u64s_le(l)).unwrap());
         raw.chain(canonical).collect()
     }
 }
@@ -100,7 +112,10 @@ pub fn edge_integers<const N: usize>(modulus: [u64; N]) -> Vec<[u64; N]> {
         sub(modulus, power_of_two(top)),
     ];
     for v in &values {
-        assert!(less_than(v, &modulus), "edge value not below modulus: {v:x?}");
+        assert!(
+            less_than(v, &modulus),
+            "edge value not below modulus: {v:x?}"
+        );
     }
     values
 }
@@ -179,7 +194,9 @@ pub fn check_binary<F: TestField>(name: &str, kernel: BinaryKernel, op: impl Fn(
     let (a, b) = binary_inputs::<F>(&mut rng);
     let got: Vec<F> = run_binary(kernel, &a, &b);
     let expected: Vec<F> = a.iter().zip(&b).map(|(&x, &y)| op(x, y)).collect();
-    assert_same_limbs(name, seed, &got, &expected, |i| format!("{:?}, {:?}", a[i], b[i]));
+    assert_same_limbs(name, seed, &got, &expected, |i| {
+        format!("{:?}, {:?}", a[i], b[i])
+    });
 }
 
 pub fn check_unary<F: TestField>(name: &str, kernel: UnaryKernel, op: impl Fn(F) -> F) {

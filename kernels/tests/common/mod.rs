@@ -90,7 +90,14 @@ pub fn run_binary<A: Pod, B: Pod, O: Pod>(kernel: BinaryKernel, a: &[A], b: &[B]
     let mut out = vec![UNWRITTEN; a.len() * limbs_per::<O>()];
     let n = u32::try_from(a.len()).unwrap();
     // SAFETY: buffers hold `n` elements of the kernel's input/output types.
-    unsafe { kernel(as_limbs(a).as_ptr(), as_limbs(b).as_ptr(), out.as_mut_ptr(), n) };
+    unsafe {
+        kernel(
+            as_limbs(a).as_ptr(),
+            as_limbs(b).as_ptr(),
+            out.as_mut_ptr(),
+            n,
+        )
+    };
     from_limbs(&out)
 }
 
@@ -104,7 +111,12 @@ pub struct Mismatches {
 
 impl Mismatches {
     pub fn new(what: &str, seed: u64) -> Self {
-        Self { what: what.to_string(), seed, count: 0, shown: Vec::new() }
+        Self {
+            what: what.to_string(),
+            seed,
+            count: 0,
+            shown: Vec::new(),
+        }
     }
 
     pub fn record(&mut self, describe: impl FnOnce() -> String) {
@@ -136,12 +148,23 @@ impl Mismatches {
 }
 
 /// Bit-exact comparison of kernel output against expected blstrs values.
-pub fn assert_same_limbs<T: Pod>(what: &str, seed: u64, got: &[T], expected: &[T], input: impl Fn(usize) -> String) {
+pub fn assert_same_limbs<T: Pod>(
+    what: &str,
+    seed: u64,
+    got: &[T],
+    expected: &[T],
+    input: impl Fn(usize) -> String,
+) {
     assert_eq!(got.len(), expected.len());
     let mut mismatches = Mismatches::new(what, seed);
     for (i, (g, e)) in got.iter().zip(expected).enumerate() {
         let same = as_limbs(std::slice::from_ref(g)) == as_limbs(std::slice::from_ref(e));
-        mismatches.check(same, || format!("  [{i}] input {}\n    got      {g:?}\n    expected {e:?}", input(i)));
+        mismatches.check(same, || {
+            format!(
+                "  [{i}] input {}\n    got      {g:?}\n    expected {e:?}",
+                input(i)
+            )
+        });
     }
     mismatches.finish(got.len());
 }
