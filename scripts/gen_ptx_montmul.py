@@ -7,11 +7,12 @@ Scheme (CIOS over 32-bit words, n words). The running value is V = X + Y*2^32:
 products a[j]*b_i with even j go to X at word j, odd j to Y at word j-1, so
 the lo/hi halves of one chain never overlap and each chain is a single run of
 carries. Per word b_i: X += A_even*b_i, Y += A_odd*b_i, m = X[0]*(-p^-1),
-X += P_even*m, Y += P_odd*m; now X[0] = 0, and V/2^32 = (Y + X[1]) +
-X[2..]*2^32, so Y (plus X[1]) becomes the next X and X[2..] the next Y by
-renaming registers. Every carry chain lives inside the one asm block, so no
-compiler instruction can land between a .cc and the addc that reads it.
-Result < 2p (a, b < p), then one conditional subtraction.
+X += P_even*m, Y += P_odd*m; now X[0] = 0 and V/2^32 = (Y + X[1]) +
+X[2..]*2^32. That shift is folded into the next word's odd-product chain
+(which reads X[2..] as its addends and writes them two words down), so it
+costs one addition, not a carry chain. Every carry chain lives inside the one
+asm block, so no compiler instruction can land between a .cc and the addc
+that reads it. Result < 2p (a, b < p), then one conditional subtraction.
 
 Run: python3 scripts/gen_ptx_montmul.py > kernels/src/ff/ptx_montmul.rs
 (`--selftest` runs the generated PTX in a Python emulator against big-integer arithmetic.)
@@ -54,8 +55,14 @@ def gen_mul(name, limbs, inv):
         first = True
         for j in range(1 if odd else 0, n, 2):
             pos = j - 1 if odd else j
-            ops.append(f"{'mad' if first else 'madc'}.lo.cc.u32 {acc[pos]}, {mult}, {src[j]}, {acc[pos]};")
-            ops.append(f"madc.hi.cc.u32 {acc[pos + 1]}, {mult}, {src[j]}, {acc[pos + 1]};")
+            c = "" if first else "c"
+            if src[j] == "0x00000001":
+                # A modulus word of 1 (r's lowest): the product is just `mult`.
+                ops.append(f"add{c}.cc.u32 {acc[pos]}, {acc[pos]}, {mult};")
+                ops.append(f"addc.cc.u32 {acc[pos + 1]}, {acc[pos + 1]}, 0;")
+            else:
+                ops.append(f"mad{c}.lo.cc.u32 {acc[pos]}, {mult}, {src[j]}, {acc[pos]};")
+                ops.append(f"madc.hi.cc.u32 {acc[pos + 1]}, {mult}, {src[j]}, {acc[pos + 1]};")
             first = False
         ops.append(f"addc.u32 {acc[n]}, {acc[n]}, 0;")
 
@@ -68,25 +75,32 @@ def gen_mul(name, limbs, inv):
             ops.append(f"mov.u32 {X[n]}, 0;")
             ops.append(f"mov.u32 {Y[n]}, 0;")
         else:
+            # Divide the previous row by 2^32 while accumulating: X[0] is 0,
+            # X[1] joins Y at word 0 (Y becomes the even accumulator), and
+            # X[2..] slides down two words to become the odd accumulator, in
+            # the same carry chain that adds the odd products. The carry of
+            # the word-0 addition enters that chain at word 1, where it belongs.
+            ops.append(f"add.cc.u32 {Y[0]}, {Y[0]}, {X[1]};")
+            for j in range(1, n, 2):
+                pos = j - 1
+                lo_src = X[pos + 2] if pos + 2 <= n else "0"
+                hi_src = X[pos + 3] if pos + 3 <= n else "0"
+                ops.append(f"madc.lo.cc.u32 {X[pos]}, {B[i]}, {A[j]}, {lo_src};")
+                ops.append(f"madc.hi.cc.u32 {X[pos + 1]}, {B[i]}, {A[j]}, {hi_src};")
+            ops.append(f"addc.u32 {X[n]}, 0, 0;")
+            X, Y = Y, X
             chain(X, A, B[i], odd=False)
-            chain(Y, A, B[i], odd=True)
         ops.append(f"mul.lo.u32 {m}, {X[0]}, 0x{m0:08x};")
         chain(X, P, m, odd=False)
         chain(Y, P, m, odd=True)
-        # X[0] is now 0; X[1] joins Y at its word 0.
-        ops.append(f"add.cc.u32 {Y[0]}, {Y[0]}, {X[1]};")
-        for k in range(1, n):
-            ops.append(f"addc.cc.u32 {Y[k]}, {Y[k]}, 0;")
-        ops.append(f"addc.u32 {Y[n]}, {Y[n]}, 0;")
-        ops.append(f"mov.u32 {X[1]}, 0;")
-        X, Y = Y, X[2:] + [X[0], X[1]]
 
-    # V = X + Y*2^32 < 2p < 2^(32n): words 0..n-1 are the result.
-    R = X
+    # V = X + Y*2^32 with X[0] = 0, V < 2p*2^32: result word k = X[k+1] + Y[k].
+    R = [None] + X[1:]
     ops.append(f"add.cc.u32 {R[1]}, {R[1]}, {Y[0]};")
-    for k in range(2, n - 1):
+    for k in range(2, n):
         ops.append(f"addc.cc.u32 {R[k]}, {R[k]}, {Y[k - 1]};")
-    ops.append(f"addc.u32 {R[n - 1]}, {R[n - 1]}, {Y[n - 2]};")
+    ops.append(f"addc.u32 {R[n]}, {R[n]}, {Y[n - 1]};")
+    R = R[1:]
     S = Y  # free now
     ops.append(f"sub.cc.u32 {S[0]}, {R[0]}, {P[0]};")
     for k in range(1, n):

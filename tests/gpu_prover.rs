@@ -3,7 +3,6 @@
 
 mod common;
 
-use bellperson::groth16;
 use blstrs::Scalar;
 use cuzk::gpu::GpuEngine;
 use cuzk::gpu::elementwise::scalar_limbs;
@@ -55,18 +54,5 @@ fn gpu_backend_proofs_match_bellperson() {
     let params = common::params_for(SyntheticPorep::shape(3000, 6), &mut rng);
     let prover = Prover::new(params.clone(), gpu_config(2)).expect("GPU prover");
     assert_eq!(prover.backend(), Backend::Gpu);
-    let circuits: Vec<_> = (0..4).map(|i| SyntheticPorep::with_witness(3000, 6, 7 + i)).collect();
-    let rs: Vec<(Scalar, Scalar)> = (0..4).map(|_| (Scalar::random(&mut rng), Scalar::random(&mut rng))).collect();
-    let expected = groth16::create_proof_batch(
-        circuits.clone(),
-        &params,
-        rs.iter().map(|p| p.0).collect(),
-        rs.iter().map(|p| p.1).collect(),
-    )
-    .unwrap();
-    for (i, got) in prover.prove_batch_with(circuits.clone(), rs).into_iter().enumerate() {
-        let got = got.unwrap_or_else(|e| panic!("proof {i}: {e}"));
-        assert_eq!(got, expected[i], "proof {i}");
-        assert!(common::verifies(&params, &got, &circuits[i].public_values()));
-    }
+    common::assert_batch_matches_bellperson(&prover, &params, 3000, 6, 4, &mut rng);
 }

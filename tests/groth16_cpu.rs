@@ -68,21 +68,7 @@ fn zero_one_heavy_witness_matches_bellperson() {
 fn batch_matches_bellperson_and_pipelines_over_workers() {
     let mut rng = rng();
     let params = params_for(SyntheticPorep::shape(300, 4), &mut rng);
-    let circuits: Vec<_> = (0..5).map(|i| SyntheticPorep::with_witness(300, 4, 100 + i)).collect();
-    let rs: Vec<(Scalar, Scalar)> = (0..5).map(|_| (Scalar::random(&mut rng), Scalar::random(&mut rng))).collect();
-    let expected = groth16::create_proof_batch(
-        circuits.clone(),
-        &params,
-        rs.iter().map(|p| p.0).collect(),
-        rs.iter().map(|p| p.1).collect(),
-    )
-    .unwrap();
-    let ours = cpu_prover(&params, 3).prove_batch_with(circuits.clone(), rs);
-    for (i, (ours, expected)) in ours.into_iter().zip(expected).enumerate() {
-        let ours = ours.unwrap_or_else(|e| panic!("proof {i}: {e}"));
-        assert_eq!(ours, expected, "proof {i}");
-        assert!(verifies(&params, &ours, &circuits[i].public_values()));
-    }
+    common::assert_batch_matches_bellperson(&cpu_prover(&params, 3), &params, 300, 4, 5, &mut rng);
 }
 
 #[test]
