@@ -17,6 +17,8 @@ pub mod ff;
 pub mod gpu;
 pub mod layout;
 pub mod mem;
+pub mod msm;
+pub mod ntt;
 
 #[cfg(target_arch = "nvptx64")]
 #[panic_handler]

@@ -8,6 +8,8 @@
 mod engine;
 pub mod elementwise;
 pub mod launch;
+pub mod msm;
+pub mod ntt;
 mod runtime;
 mod upload;
 

@@ -68,63 +68,69 @@ impl<C: CurveConfig> Xyzz<C> {
         if self.is_identity() {
             return Self::from_affine(p);
         }
-        let u2 = p.x * self.zz;
-        let s2 = p.y * self.zzz;
-        let h = u2 - self.x;
-        let r = s2 - self.y;
+        // The order keeps few values alive at once (G2 sits at the register
+        // limit): every input dies at its last use, `r` is formed only once
+        // `h`, `hh` are consumed, and each product is used promptly.
+        let h = p.x * self.zz - self.x;
         if h.is_zero() {
             // Same x: either the same point (double) or its negation (identity).
-            return if r.is_zero() {
-                Self::double_affine(p)
-            } else {
-                Self::IDENTITY
-            };
+            return add_affine_same_x(*self, p.y);
         }
         let hh = h.square();
         let hhh = h * hh;
+        let zz3 = self.zz * hh;
         let q = self.x * hh;
+        let r = p.y * self.zzz - self.y;
+        let zzz3 = self.zzz * hhh;
+        let s = self.y * hhh;
         let x3 = r.square() - hhh - q.double();
-        let y3 = r * (q - x3) - self.y * hhh;
+        let y3 = r * (q - x3) - s;
         Self {
             x: x3,
             y: y3,
-            zz: self.zz * hh,
-            zzz: self.zzz * hhh,
+            zz: zz3,
+            zzz: zzz3,
         }
     }
 
     /// `self + other` (add-2008-s).
     #[inline(always)]
     pub fn add(&self, other: &Self) -> Self {
-        if other.is_identity() {
-            return *self;
+        if self.is_identity() || other.is_identity() {
+            return add_identity(*self, *other);
         }
-        if self.is_identity() {
-            return *other;
-        }
-        let u1 = self.x * other.zz;
-        let u2 = other.x * self.zz;
+        // Ordered for few live values: the first two products (all eight
+        // inputs still live) use the leaner multiplication, and each input
+        // pair dies as soon as possible (`ZZ1 ZZ2`, `ZZZ1 ZZZ2`).
+        let u1 = self.x.mul_lean(other.zz);
+        let h = other.x.mul_lean(self.zz) - u1;
+        let zz12 = other.zz.mul_lean(self.zz);
         let s1 = self.y * other.zzz;
-        let s2 = other.y * self.zzz;
-        let h = u2 - u1;
-        let r = s2 - s1;
+        let r = other.y * self.zzz - s1;
+        let zzz12 = self.zzz * other.zzz;
         if h.is_zero() {
-            return if r.is_zero() {
-                self.double()
-            } else {
-                Self::IDENTITY
+            // Same x. `(u1, s1, zz12, zzz12)` is `self` scaled by `ZZZ2 / ZZ2`.
+            let scaled = Self {
+                x: u1,
+                y: s1,
+                zz: zz12,
+                zzz: zzz12,
             };
+            return double_if_zero(scaled, r);
         }
         let hh = h.square();
         let hhh = h * hh;
+        let zz3 = zz12 * hh;
         let q = u1 * hh;
+        let zzz3 = zzz12 * hhh;
+        let s = s1 * hhh;
         let x3 = r.square() - hhh - q.double();
-        let y3 = r * (q - x3) - s1 * hhh;
+        let y3 = r * (q - x3) - s;
         Self {
             x: x3,
             y: y3,
-            zz: self.zz * other.zz * hh,
-            zzz: self.zzz * other.zzz * hhh,
+            zz: zz3,
+            zzz: zzz3,
         }
     }
 
@@ -137,36 +143,57 @@ impl<C: CurveConfig> Xyzz<C> {
         let u = self.y.double();
         let v = u.square();
         let w = u * v;
+        let zz3 = v * self.zz;
+        let zzz3 = w * self.zzz;
+        let t = w * self.y;
         let s = self.x * v;
         let xx = self.x.square();
         let m = xx.double() + xx;
         let x3 = m.square() - s.double();
-        let y3 = m * (s - x3) - w * self.y;
+        let y3 = m * (s - x3) - t;
         Self {
             x: x3,
             y: y3,
-            zz: v * self.zz,
-            zzz: w * self.zzz,
+            zz: zz3,
+            zzz: zzz3,
         }
     }
+}
 
-    /// `2 * p` for an affine, non-identity `p` (mdbl-2008-s-1).
-    #[inline(always)]
-    fn double_affine(p: &Affine<C>) -> Self {
-        let u = p.y.double();
-        let v = u.square();
-        let w = u * v;
-        let s = p.x * v;
-        let xx = p.x.square();
-        let m = xx.double() + xx;
-        let x3 = m.square() - s.double();
-        let y3 = m * (s - x3) - w * p.y;
-        Self {
-            x: x3,
-            y: y3,
-            zz: v,
-            zzz: w,
-        }
+/// The rare branch of [`Xyzz::add_affine`]: `p` has the x of `acc` (`h = 0`),
+/// so the sum is `2 acc` or the identity. Out of line (and cold) so the
+/// kernels carry one call here instead of an inlined doubling, which both
+/// bloats the hot path's code and crowds its register allocation.
+#[cold]
+#[inline(never)]
+extern "C" fn add_affine_same_x<C: CurveConfig>(acc: Xyzz<C>, py: C::Base) -> Xyzz<C> {
+    if py * acc.zzz == acc.y {
+        acc.double()
+    } else {
+        Xyzz::IDENTITY
+    }
+}
+
+/// `a + b` where one of them is the identity.
+#[cold]
+#[inline(never)]
+extern "C" fn add_identity<C: CurveConfig>(a: Xyzz<C>, b: Xyzz<C>) -> Xyzz<C> {
+    if b.is_identity() {
+        a
+    } else {
+        b
+    }
+}
+
+/// The rare branch of [`Xyzz::add`] (`h = 0`), out of line as above: `2 p`
+/// if `r = 0` (the same point), else the identity (opposite points).
+#[cold]
+#[inline(never)]
+extern "C" fn double_if_zero<C: CurveConfig>(p: Xyzz<C>, r: C::Base) -> Xyzz<C> {
+    if r.is_zero() {
+        p.double()
+    } else {
+        Xyzz::IDENTITY
     }
 }
 

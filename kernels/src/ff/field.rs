@@ -21,6 +21,14 @@ pub trait Field:
     fn is_zero(&self) -> bool;
     fn double(&self) -> Self;
     fn square(&self) -> Self;
+    /// `self * rhs` computed with fewer temporaries where the field allows
+    /// (for Fp2: schoolbook, one extra base multiplication but no operand
+    /// sums held at once). For the first products of a formula, when every
+    /// input is still live and registers are scarcest.
+    #[inline(always)]
+    fn mul_lean(self, rhs: Self) -> Self {
+        self * rhs
+    }
     /// Multiplicative inverse; zero maps to zero so callers need no `Option`
     /// (which would otherwise drag panic paths into kernels via `unwrap`).
     fn inverse(&self) -> Self;

@@ -49,8 +49,20 @@ impl Field for Fp2 {
     /// `(c0 + c1)(c0 - c1) + 2 c0 c1 u`: two base multiplications instead of three.
     #[inline(always)]
     fn square(&self) -> Self {
-        let real = (self.c0 + self.c1) * (self.c0 - self.c1);
-        let imag = (self.c0 * self.c1).double();
+        let a = pin2(*self);
+        let imag = base_mul(a.c0, a.c1).double();
+        let real = base_mul(a.c0 + a.c1, a.c0 - a.c1);
+        Self::new(real, imag)
+    }
+
+    /// Schoolbook: one base multiplication more than Karatsuba, but no
+    /// operand sums to hold and at most one partial result per coordinate.
+    #[inline(always)]
+    fn mul_lean(self, rhs: Self) -> Self {
+        let (a, b) = (pin2(self), pin2(rhs));
+        let real = base_mul(a.c0, b.c0) - base_mul(a.c1, b.c1);
+        let imag = base_mul(a.c0, b.c1);
+        let imag = imag + base_mul(a.c1, b.c0);
         Self::new(real, imag)
     }
 
@@ -92,17 +104,79 @@ impl Neg for Fp2 {
 impl Mul for Fp2 {
     type Output = Self;
 
-    /// Karatsuba: three base multiplications instead of four.
+    /// Karatsuba: three base multiplications instead of four. The cross
+    /// product goes first and is folded in at once, so only two base
+    /// elements are held across the last multiplication.
     #[inline(always)]
     fn mul(self, rhs: Self) -> Self {
-        let real_product = self.c0 * rhs.c0;
-        let imag_product = self.c1 * rhs.c1;
-        let cross = (self.c0 + self.c1) * (rhs.c0 + rhs.c1);
-        Self::new(
-            real_product - imag_product,
-            cross - real_product - imag_product,
-        )
+        let (a, b) = (pin2(self), pin2(rhs));
+        let cross = base_mul(a.c0 + a.c1, b.c0 + b.c1);
+        let real_product = base_mul(a.c0, b.c0);
+        let imag = cross - real_product;
+        let imag_product = base_mul(a.c1, b.c1);
+        Self::new(real_product - imag_product, imag - imag_product)
     }
+}
+
+/// One base-field multiplication, fenced on nvptx: its operands and result
+/// pass through [`pin`], so LLVM keeps it in program order, and an empty
+/// out-of-line call follows it, which ptxas does not schedule across. Left
+/// to themselves, both compilers interleave consecutive products for ILP,
+/// which multiplies the registers they need: that is what made the G2 point
+/// formulas spill. One product is ~400 SASS instructions; the fence adds
+/// four (two moves, the call, the return).
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+fn base_mul(a: Fp, b: Fp) -> Fp {
+    let product = pin(pin(a) * pin(b));
+    fence();
+    product
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+fn base_mul(a: Fp, b: Fp) -> Fp {
+    a * b
+}
+
+/// An empty call: a scheduling barrier for ptxas.
+#[cfg(target_arch = "nvptx64")]
+#[inline(never)]
+extern "C" fn fence() {
+    // SAFETY: emits nothing; volatile so that the call is kept and ordered.
+    unsafe { core::arch::asm!("", options(nomem, nostack, preserves_flags)) }
+}
+
+/// `x`, through an empty volatile asm: LLVM keeps volatile asm in program
+/// order and cannot see through it, so no arithmetic on the result moves
+/// above this point (hoisting is what lengthens live ranges). Emits no
+/// instruction.
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+fn pin(x: Fp) -> Fp {
+    let mut l = x.limbs;
+    // SAFETY: empty asm; the operands are only nominally read and written.
+    unsafe {
+        core::arch::asm!(
+            "// pin {0} {1} {2} {3} {4} {5}",
+            inout(reg64) l[0], inout(reg64) l[1], inout(reg64) l[2],
+            inout(reg64) l[3], inout(reg64) l[4], inout(reg64) l[5],
+            options(nomem, nostack, preserves_flags)
+        );
+    }
+    Fp::from_raw(l)
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+fn pin(x: Fp) -> Fp {
+    x
+}
+
+/// [`pin`] for both coordinates.
+#[inline(always)]
+fn pin2(x: Fp2) -> Fp2 {
+    Fp2::new(pin(x.c0), pin(x.c1))
 }
 
 impl Limbs for Fp2 {

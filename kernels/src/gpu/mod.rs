@@ -27,6 +27,8 @@ macro_rules! kernel {
 
 pub mod bench;
 pub mod elementwise;
+pub mod msm;
+pub mod ntt;
 
 kernel! {
     /// Launch smoke test: `p[i] += 1`.

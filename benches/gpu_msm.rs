@@ -1,0 +1,181 @@
+//! GPU MSM timing: G1 at 2^20 and 2^24, G2 at 2^20, random scalars and a
+//! witness-like input (90% of scalars 0 or 1). Bases and scalars are
+//! uploaded once; each run enqueues one MSM on a stream with a preallocated
+//! arena and is timed with CUDA events (2 warm-up runs, median of 5).
+//! Without a GPU it prints why and exits 0.
+//!
+//! Arguments: `g1`, `g2`, `20`, `24`, `skew` … filter the cases by name;
+//! `--c N` forces the window size.
+
+use blstrs::{G1Projective, G2Projective, Scalar};
+use cust::event::{Event, EventFlags};
+use cust::memory::{CopyDestination, DeviceBuffer};
+use cust::stream::{Stream, StreamFlags};
+use cuzk::gpu::elementwise::scalar_limbs;
+use cuzk::gpu::msm::{msm_g1, msm_g2, GpuBases, MsmConfig, MsmCurve, MsmInput, MsmPlan};
+use cuzk::gpu::GpuDevice;
+use ff::Field;
+use group::prime::PrimeCurveAffine;
+use group::{Curve, Group};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+
+const WARMUP: usize = 2;
+const RUNS: usize = 5;
+
+struct Case {
+    name: &'static str,
+    curve: MsmCurve,
+    log_n: u32,
+    skew: bool,
+}
+
+const CASES: &[Case] = &[
+    Case { name: "g1 2^20", curve: MsmCurve::G1, log_n: 20, skew: false },
+    Case { name: "g1 2^20 skew", curve: MsmCurve::G1, log_n: 20, skew: true },
+    Case { name: "g1 2^24", curve: MsmCurve::G1, log_n: 24, skew: false },
+    Case { name: "g1 2^24 skew", curve: MsmCurve::G1, log_n: 24, skew: true },
+    Case { name: "g2 2^20", curve: MsmCurve::G2, log_n: 20, skew: false },
+    Case { name: "g2 2^20 skew", curve: MsmCurve::G2, log_n: 20, skew: true },
+];
+
+fn main() {
+    let gpu = match cuzk::gpu::discover(&[0]) {
+        Ok(mut g) => g.remove(0),
+        Err(e) => {
+            println!("gpu_msm: skipped, {e}");
+            return;
+        }
+    };
+    let mut filter = Vec::new();
+    let mut config = MsmConfig::default();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--c" => config.window_bits = args.next().and_then(|v| v.parse().ok()).expect("--c N"),
+            other if other.starts_with("--") => {}
+            other => filter.push(other.to_string()),
+        }
+    }
+    println!("device: {}", gpu.name);
+    println!(
+        "{:<14} {:>3} {:>3} {:>8} {:>10} {:>10} {:>10} {:>12}",
+        "case", "c", "W", "chunk0", "scratch MB", "median ms", "min ms", "Mpoints/s"
+    );
+    let wanted = |c: &Case| filter.iter().all(|f| c.name.contains(f.as_str()));
+    // Bases are generated once per (curve, size) and shared by the cases.
+    let mut rng = ChaCha8Rng::seed_from_u64(0x5eed);
+    for curve in [MsmCurve::G1, MsmCurve::G2] {
+        for log_n in [20, 24] {
+            let cases: Vec<&Case> = CASES.iter().filter(|c| c.curve == curve && c.log_n == log_n && wanted(c)).collect();
+            if cases.is_empty() {
+                continue;
+            }
+            let n = 1usize << log_n;
+            let bases = match curve {
+                MsmCurve::G1 => GpuBases::upload_g1(&gpu, &bases_of::<G1Projective>(n)).unwrap(),
+                MsmCurve::G2 => GpuBases::upload_g2(&gpu, &bases_of::<G2Projective>(n)).unwrap(),
+            };
+            for case in cases {
+                let scalars = scalars_of(&mut rng, n, case.skew);
+                run_case(&gpu, case, &bases, &scalars, &config);
+            }
+        }
+    }
+}
+
+fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], config: &MsmConfig) {
+    gpu.bind().unwrap();
+    let n = scalars.len();
+    let plan = MsmPlan::new(n, case.curve, config).unwrap();
+    let scalar_buf = DeviceBuffer::from_slice(scalar_limbs(scalars)).unwrap();
+    let mut arena = unsafe { DeviceBuffer::<u64>::uninitialized(plan.scratch_words()) }.unwrap();
+    let out = DeviceBuffer::from_slice(&[0u64; 36]).unwrap();
+    let stream = Stream::new(StreamFlags::NON_BLOCKING, None).unwrap();
+    let input = MsmInput { scalars: scalar_buf.as_device_ptr(), n, density: None, base_offset: 0 };
+    let (start, stop) = (Event::new(EventFlags::DEFAULT).unwrap(), Event::new(EventFlags::DEFAULT).unwrap());
+    let mut times = Vec::new();
+    for run in 0..WARMUP + RUNS {
+        start.record(&stream).unwrap();
+        // SAFETY: every buffer outlives the event synchronize below.
+        unsafe {
+            match case.curve {
+                MsmCurve::G1 => msm_g1(gpu, &stream, bases, &input, config, &mut arena, out.as_device_ptr()),
+                MsmCurve::G2 => msm_g2(gpu, &stream, bases, &input, config, &mut arena, out.as_device_ptr()),
+            }
+            .unwrap()
+        };
+        stop.record(&stream).unwrap();
+        stop.synchronize().unwrap();
+        if run >= WARMUP {
+            times.push(stop.elapsed_time_f32(&start).unwrap() as f64);
+        }
+    }
+    let mut words = [0u64; 36];
+    out.copy_to(&mut words[..]).unwrap();
+    times.sort_by(|a, b| a.total_cmp(b));
+    let median = times[times.len() / 2];
+    println!(
+        "{:<14} {:>3} {:>3} {:>8} {:>10.0} {:>10.2} {:>10.2} {:>12.1}",
+        case.name,
+        plan.c,
+        plan.windows,
+        plan.chunk0,
+        plan.scratch_bytes() as f64 / 1e6,
+        median,
+        times[0],
+        n as f64 / (median * 1e-3) / 1e6
+    );
+}
+
+/// `n` distinct random bases from parallel random walks.
+fn bases_of<P>(n: usize) -> Vec<P::AffineRepr>
+where
+    P: Group + Curve + Send + Sync,
+    P::AffineRepr: PrimeCurveAffine + Send + Sync,
+{
+    const CHUNK: usize = 1 << 14;
+    (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .flat_map_iter(|k| {
+            let mut r = ChaCha8Rng::seed_from_u64(k as u64);
+            let steps: Vec<P> = (0..4).map(|_| P::random(&mut r)).collect();
+            let mut current = P::random(&mut r);
+            let len = CHUNK.min(n - k * CHUNK);
+            let walk: Vec<P> = (0..len)
+                .map(|_| {
+                    current += steps[r.gen_range(0..steps.len())];
+                    current
+                })
+                .collect();
+            let mut affine = vec![P::AffineRepr::identity(); len];
+            P::batch_normalize(&walk, &mut affine);
+            affine
+        })
+        .collect()
+}
+
+/// Uniform random scalars, or 90% zeros and ones (60% zero, 30% one).
+fn scalars_of(rng: &mut ChaCha8Rng, n: usize, skew: bool) -> Vec<Scalar> {
+    let seed: u64 = rng.gen();
+    (0..n.div_ceil(1 << 16))
+        .into_par_iter()
+        .flat_map_iter(|k| {
+            let mut r = ChaCha8Rng::seed_from_u64(seed ^ k as u64);
+            let len = (1usize << 16).min(n - k * (1 << 16));
+            (0..len)
+                .map(|_| {
+                    if !skew {
+                        return Scalar::random(&mut r);
+                    }
+                    match r.gen_range(0..10) {
+                        0..=5 => Scalar::ZERO,
+                        6..=8 => Scalar::ONE,
+                        _ => Scalar::random(&mut r),
+                    }
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}

@@ -1,0 +1,129 @@
+//! GPU NTT and H-step times, with CUDA events around the device work only
+//! (data already in VRAM): 3 warm-up runs, then the median (and minimum)
+//! of 11. Without a GPU it prints why and exits 0.
+//!
+//! Usage: `bench-gpu_ntt [--max-bits N] [LOG_SIZE...]` (default sizes 20,
+//! 24, 26, 27; `--max-bits` caps the radix-2 stages per pass, default 10).
+
+use cust::event::{Event, EventFlags};
+use cust::memory::DeviceBuffer;
+use cust::stream::{Stream, StreamFlags};
+use cuzk::gpu::ntt::{Direction, GpuNtt, Order};
+
+const WARMUP: usize = 3;
+const RUNS: usize = 11;
+
+/// (log size, operation) → target in ms on an H200 (issue 4), and sppark's time.
+fn target(log_n: u32, op: &str) -> (Option<f64>, Option<f64>) {
+    match (log_n, op) {
+        (24, "forward") => (Some(3.8), Some(4.43)),
+        (27, "forward") => (Some(36.0), Some(42.3)),
+        (27, "H step") => (Some(260.0), None),
+        _ => (None, None),
+    }
+}
+
+fn main() {
+    let gpu = match cuzk::gpu::discover(&[0]) {
+        Ok(mut g) => g.remove(0),
+        Err(e) => {
+            println!("gpu_ntt: skipped, {e}");
+            return;
+        }
+    };
+    let mut sizes = Vec::new();
+    let mut max_bits = None;
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--max-bits" => max_bits = Some(args.next().and_then(|b| b.parse().ok()).expect("--max-bits N")),
+            other if other.starts_with("--") => {} // e.g. cargo's --bench
+            other => sizes.push(other.parse::<u32>().expect("log2 sizes")),
+        }
+    }
+    if sizes.is_empty() {
+        sizes = vec![20, 24, 26, 27];
+    }
+    let max_log = *sizes.iter().max().unwrap();
+    let t = std::time::Instant::now();
+    let mut ntt = GpuNtt::new(&gpu, max_log).expect("NTT tables");
+    println!("device: {}; tables for 2^{max_log} built in {:.1?} (incl. module load)", gpu.name, t.elapsed());
+    if let Some(bits) = max_bits {
+        ntt.set_max_pass_bits(bits);
+        println!("at most {bits} bits per pass");
+    }
+    gpu.bind().unwrap();
+    let stream = Stream::new(StreamFlags::NON_BLOCKING, None).unwrap();
+    println!("{:>6} {:<22} {:>11} {:>11} {:>11} {:>11}", "size", "operation", "median ms", "min ms", "target ms", "sppark ms");
+    for &log_n in &sizes {
+        let n = 1usize << log_n;
+        let mut data = upload(&random_words(n, 1));
+        let ops: [(&str, Direction, Order, bool); 3] = [
+            ("forward", Direction::Forward, Order::NaturalToBitrev, false),
+            ("inverse", Direction::Inverse, Order::BitrevToNatural, false),
+            ("coset forward", Direction::Forward, Order::NaturalToBitrev, true),
+        ];
+        for (name, dir, order, coset) in ops {
+            let (median, min) = time(&stream, || ntt.ntt(&gpu, &stream, &mut data, dir, order, coset).unwrap());
+            report(log_n, name, median, min);
+        }
+        drop(data);
+        let (mut a, mut b, mut c) = (upload(&random_words(n, 2)), upload(&random_words(n, 3)), upload(&random_words(n, 4)));
+        // SAFETY: u64 has no invalid bit patterns; the H step writes it.
+        let mut out = unsafe { DeviceBuffer::<u64>::uninitialized((n - 1) * 4) }.unwrap();
+        // a, b, c are scratch: later runs transform the previous run's
+        // results, which are field elements like any others.
+        let (median, min) = time(&stream, || ntt.h_step(&gpu, &stream, &mut a, &mut b, &mut c, n, &mut out).unwrap());
+        report(log_n, "H step", median, min);
+    }
+}
+
+fn report(log_n: u32, op: &str, median: f64, min: f64) {
+    let (target, sppark) = target(log_n, op);
+    let opt = |v: Option<f64>| v.map_or("-".to_string(), |v| format!("{v:.2}"));
+    println!("{:>6} {op:<22} {median:>11.3} {min:>11.3} {:>11} {:>11}", format!("2^{log_n}"), opt(target), opt(sppark));
+}
+
+/// Median and minimum in ms of `RUNS` timed runs of `work` on `stream`.
+fn time(stream: &Stream, mut work: impl FnMut()) -> (f64, f64) {
+    let (start, stop) = (Event::new(EventFlags::DEFAULT).unwrap(), Event::new(EventFlags::DEFAULT).unwrap());
+    let mut times = Vec::new();
+    for run in 0..WARMUP + RUNS {
+        start.record(stream).unwrap();
+        work();
+        stop.record(stream).unwrap();
+        stop.synchronize().unwrap();
+        if run >= WARMUP {
+            times.push(stop.elapsed_time_f32(&start).unwrap() as f64);
+        }
+    }
+    times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    (times[times.len() / 2], times[0])
+}
+
+/// `n` valid Fr elements (Montgomery limbs below the modulus), from a
+/// cheap generator: random enough for timing, fast for 2^27 elements.
+fn random_words(n: usize, seed: u64) -> Vec<u64> {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let mut next = move || {
+        // splitmix64
+        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let mut words = Vec::with_capacity(4 * n);
+    for _ in 0..n {
+        words.extend([next(), next(), next(), next() % 0x73ed_a753_299d_7d48]);
+    }
+    words
+}
+
+fn upload(words: &[u64]) -> DeviceBuffer<u64> {
+    let b = DeviceBuffer::from_slice(words).unwrap();
+    // from_slice copies on the legacy default stream; make sure it landed
+    // before the non-blocking bench stream uses the buffer.
+    cust::context::CurrentContext::synchronize().unwrap();
+    b
+}

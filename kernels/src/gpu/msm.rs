@@ -1,0 +1,138 @@
+//! MSM kernels (see [`crate::msm`] for the algorithm and
+//! [`crate::msm::plan`] for the launch sequence and arena layout).
+//!
+//! The scalar-side kernels (popcount, scan, histogram, scatter) serve both
+//! curves; the point kernels are instantiated for G1 and G2 from one
+//! generic body by [`msm_curve_kernels!`]. Every kernel is a grid-stride
+//! loop over the thread count the plan gives, launched in blocks of 256.
+
+// Kernel signatures are flat parameter lists by nature.
+#![allow(clippy::too_many_arguments)]
+
+use crate::ec::{G1Config, G2Config};
+use crate::msm::digits::DigitArgs;
+use crate::msm::{accumulate, reduce, scan, sort};
+
+kernel! {
+    /// `out[i] = popcount(words[i])`, `n` threads.
+    fn msm_popcount(words: *const u64, n: u32, out: *mut u32) {
+        scan::popcount(words, n, out);
+    }
+}
+
+kernel! {
+    /// Chunk sums of a `u32` array: `ceil(n/32)` threads.
+    fn msm_scan_reduce(data: *const u32, n: u32, out: *mut u32) {
+        scan::reduce(data, n, out);
+    }
+}
+
+kernel! {
+    /// In-place exclusive scan of each 32-element chunk from `offsets[t]`
+    /// (0 when null): `ceil(n/32)` threads.
+    fn msm_scan_apply(data: *mut u32, n: u32, offsets: *const u32) {
+        scan::apply(data, n, offsets);
+    }
+}
+
+kernel! {
+    /// Bucket histogram: one thread per scalar (warp-uniform loop, block
+    /// size a multiple of 32), `counts` zeroed beforehand.
+    fn msm_histogram(
+        scalars: *const u64,
+        n: u32,
+        density: *const u64,
+        prefix: *const u32,
+        base_offset: u32,
+        n_bases: u32,
+        c: u32,
+        windows: u32,
+        counts: *mut u32,
+    ) {
+        let a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows };
+        sort::histogram(&a, counts);
+    }
+}
+
+kernel! {
+    /// Scatter of `base | sign << 31` entries to their buckets through
+    /// `cursor` (a copy of the bucket starts): one thread per scalar.
+    fn msm_scatter(
+        scalars: *const u64,
+        n: u32,
+        density: *const u64,
+        prefix: *const u32,
+        base_offset: u32,
+        n_bases: u32,
+        c: u32,
+        windows: u32,
+        cursor: *mut u32,
+        entries: *mut u32,
+    ) {
+        let a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows };
+        sort::scatter(&a, cursor, entries);
+    }
+}
+
+/// The point kernels of one curve.
+macro_rules! msm_curve_kernels {
+    ($C:ty: $acc0:ident, $acc:ident, $segments:ident, $combine:ident, $finish:ident) => {
+        kernel! {
+            /// First accumulation level: `threads` chunks of `chunk` sorted entries.
+            fn $acc0(
+                bases: *const u64,
+                entries: *const u32,
+                starts: *const u32,
+                n_keys: u32,
+                chunk: u32,
+                threads: u32,
+                out_keys: *mut u32,
+                out_points: *mut u64,
+                sums: *mut u64,
+            ) {
+                accumulate::level0::<$C>(bases, entries, starts, n_keys, chunk, threads, out_keys, out_points, sums);
+            }
+        }
+
+        kernel! {
+            /// Later accumulation levels: `threads` chunks of `chunk` items.
+            fn $acc(
+                in_keys: *const u32,
+                in_points: *const u64,
+                n_in: u32,
+                chunk: u32,
+                threads: u32,
+                out_keys: *mut u32,
+                out_points: *mut u64,
+                sums: *mut u64,
+                last: u32,
+            ) {
+                accumulate::level::<$C>(in_keys, in_points, n_in, chunk, threads, out_keys, out_points, sums, last);
+            }
+        }
+
+        kernel! {
+            /// Running sums over window segments: `windows << seg_log` threads.
+            fn $segments(sums: *mut u64, starts: *const u32, c: u32, windows: u32, seg_log: u32, seg: *mut u64) {
+                reduce::segments::<$C>(sums, starts, c, windows, seg_log, seg);
+            }
+        }
+
+        kernel! {
+            /// Per-window combination and `2^(c·w)` weighting: `windows` threads.
+            fn $combine(seg: *mut u64, c: u32, windows: u32, seg_log: u32, win: *mut u64) {
+                reduce::combine::<$C>(seg, c, windows, seg_log, win);
+            }
+        }
+
+        kernel! {
+            /// Final sum to one Jacobian point: one thread.
+            fn $finish(win: *const u64, windows: u32, sums: *const u64, starts: *const u32, ones_key: u32, out: *mut u64) {
+                reduce::finish::<$C>(win, windows, sums, starts, ones_key, out);
+            }
+        }
+    };
+}
+
+msm_curve_kernels!(G1Config: msm_g1_accumulate0, msm_g1_accumulate, msm_g1_segments, msm_g1_combine, msm_g1_finish);
+msm_curve_kernels!(G2Config: msm_g2_accumulate0, msm_g2_accumulate, msm_g2_segments, msm_g2_combine, msm_g2_finish);

@@ -1,0 +1,213 @@
+//! Bucket sums by segmented reduction over the key-sorted entries.
+//!
+//! Level 0 reads the sorted entries (base index and sign) and the bucket
+//! starts; levels 1, 2, … read `(key, XYZZ)` items written by the level
+//! before. At every level thread `t` owns the fixed chunk `[t·L, t·L + L)`
+//! and splits it into *runs* of equal key:
+//!
+//! * a run that is neither the first nor the last of its chunk is bounded
+//!   by other keys inside the chunk, hence holds every remaining item of its
+//!   bucket: its sum is the bucket's and is stored into `sums[key]`;
+//! * the first run goes to item `2t` and the last run to item `2t + 1` of
+//!   the next level (a chunk with a single run sends `key | EMPTY`, no point,
+//!   as item `2t + 1`). These items are again sorted by key, every bucket
+//!   still forms one contiguous run, and the next level shrinks by `L / 2`;
+//! * the last level has a single thread, which stores every run.
+//!
+//! So each bucket is stored exactly once, by whichever level first sees it
+//! strictly inside a chunk (or by the last level), whatever its size, and
+//! every thread does at most `L` additions per level. Buckets without
+//! entries are never stored; readers check the bucket's count instead.
+//!
+//! Chunks past the last entry emit [`SENTINEL`] items, which sort after
+//! every bucket and are dropped.
+
+use super::{EMPTY, KEY_MASK, NEG, SENTINEL};
+use crate::ec::{Affine, CurveConfig, Xyzz};
+use crate::gpu::grid::indices;
+use crate::mem::Limbs;
+
+#[inline(always)]
+fn xyzz_limbs<C: CurveConfig>() -> usize {
+    <Xyzz<C> as Limbs>::LIMBS
+}
+
+/// Stores item `slot` of the next level: `key` with `acc`, or a point-less
+/// sentinel for the padding key.
+#[inline(always)]
+unsafe fn emit<C: CurveConfig>(
+    keys: *mut u32,
+    points: *mut u64,
+    slot: usize,
+    key: u32,
+    acc: &Xyzz<C>,
+) {
+    if key == KEY_MASK {
+        *keys.add(slot) = SENTINEL;
+    } else {
+        *keys.add(slot) = key;
+        acc.store(points.add(slot * xyzz_limbs::<C>()));
+    }
+}
+
+/// The bucket holding entry position `p`: the largest key `b < n_keys` with
+/// `starts[b] ≤ p` (empty buckets share their start with the next one, so
+/// this is the non-empty bucket containing `p`). Requires `p < starts[n_keys]`.
+#[inline(always)]
+unsafe fn bucket_of(starts: *const u32, n_keys: u32, p: u32) -> u32 {
+    let (mut lo, mut hi) = (0u32, n_keys);
+    while hi - lo > 1 {
+        let mid = lo + ((hi - lo) >> 1);
+        if *starts.add(mid as usize) <= p {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// Level 0: chunks of `chunk` sorted entries, `threads` of them.
+///
+/// `starts` holds `n_keys + 1` bucket starts (`starts[n_keys]` = number of
+/// entries); `bases` the affine bases; `sums` one XYZZ per key.
+///
+/// # Safety
+/// Buffers as described; `out_keys`/`out_points` hold `2 · threads` items;
+/// `threads · chunk` must not overflow `u32`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub unsafe fn level0<C: CurveConfig>(
+    bases: *const u64,
+    entries: *const u32,
+    starts: *const u32,
+    n_keys: u32,
+    chunk: u32,
+    threads: u32,
+    out_keys: *mut u32,
+    out_points: *mut u64,
+    sums: *mut u64,
+) {
+    let affine_limbs = <Affine<C> as Limbs>::LIMBS;
+    let total = *starts.add(n_keys as usize);
+    for t in indices(threads) {
+        let p0 = t as u32 * chunk;
+        if p0 >= total {
+            *out_keys.add(2 * t) = SENTINEL;
+            *out_keys.add(2 * t + 1) = SENTINEL;
+            continue;
+        }
+        let p1 = if total - p0 < chunk {
+            total
+        } else {
+            p0 + chunk
+        };
+        let mut key = bucket_of(starts, n_keys, p0);
+        let mut p = p0;
+        let mut first = true;
+        loop {
+            let end = *starts.add(key as usize + 1);
+            let stop = if end < p1 { end } else { p1 };
+            let mut acc = Xyzz::<C>::IDENTITY;
+            while p < stop {
+                let e = *entries.add(p as usize);
+                let mut base = Affine::<C>::load(bases.add((e & !NEG) as usize * affine_limbs));
+                if e & NEG != 0 {
+                    base = base.neg();
+                }
+                acc = acc.add_affine(&base);
+                p += 1;
+            }
+            if p == p1 {
+                if first {
+                    emit(out_keys, out_points, 2 * t, key, &acc);
+                    *out_keys.add(2 * t + 1) = key | EMPTY;
+                } else {
+                    emit(out_keys, out_points, 2 * t + 1, key, &acc);
+                }
+                break;
+            }
+            if first {
+                emit(out_keys, out_points, 2 * t, key, &acc);
+                first = false;
+            } else {
+                acc.store(sums.add(key as usize * xyzz_limbs::<C>()));
+            }
+            // Next non-empty bucket (p < total, so one exists).
+            key += 1;
+            while *starts.add(key as usize + 1) <= p {
+                key += 1;
+            }
+        }
+    }
+}
+
+/// Level ≥ 1: chunks of `chunk` items out of `n_in`, `threads =
+/// ceil(n_in / chunk)` of them; `last != 0` for the final, single-thread
+/// level, which stores every run.
+///
+/// # Safety
+/// Buffers as described; `out_*` hold `2 · threads` items (unused when
+/// `last != 0`).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub unsafe fn level<C: CurveConfig>(
+    in_keys: *const u32,
+    in_points: *const u64,
+    n_in: u32,
+    chunk: u32,
+    threads: u32,
+    out_keys: *mut u32,
+    out_points: *mut u64,
+    sums: *mut u64,
+    last: u32,
+) {
+    let limbs = xyzz_limbs::<C>();
+    for t in indices(threads) {
+        let p0 = t as u32 * chunk;
+        if p0 >= n_in {
+            *out_keys.add(2 * t) = SENTINEL;
+            *out_keys.add(2 * t + 1) = SENTINEL;
+            continue;
+        }
+        let p1 = if n_in - p0 < chunk { n_in } else { p0 + chunk };
+        let mut p = p0;
+        let mut first = true;
+        loop {
+            let key = *in_keys.add(p as usize) & KEY_MASK;
+            let mut acc = Xyzz::<C>::IDENTITY;
+            while p < p1 {
+                let k = *in_keys.add(p as usize);
+                if k & KEY_MASK != key {
+                    break;
+                }
+                if k & EMPTY == 0 {
+                    acc = acc.add(&Xyzz::<C>::load(in_points.add(p as usize * limbs)));
+                }
+                p += 1;
+            }
+            let run_is_last = p == p1;
+            if last != 0 {
+                if key != KEY_MASK {
+                    acc.store(sums.add(key as usize * limbs));
+                }
+            } else if run_is_last {
+                if first {
+                    emit(out_keys, out_points, 2 * t, key, &acc);
+                    *out_keys.add(2 * t + 1) = key | EMPTY;
+                } else {
+                    emit(out_keys, out_points, 2 * t + 1, key, &acc);
+                }
+            } else if first {
+                emit(out_keys, out_points, 2 * t, key, &acc);
+                first = false;
+            } else {
+                // A middle run; never the sentinel, which sorts last.
+                acc.store(sums.add(key as usize * limbs));
+            }
+            if run_is_last {
+                break;
+            }
+        }
+    }
+}

@@ -1,0 +1,190 @@
+//! Scalars to signed window digits, and the bucket keys they select.
+//!
+//! A canonical scalar `s < r < 2^255` is written as `Σ_w d_w · 2^(c·w)` with
+//! `d_w ∈ [−2^(c−1) + 1, 2^(c−1)]`: window `w` takes bits `[c·w, c·w + c)`
+//! plus the carry of the window below; a value above `H = 2^(c−1)` becomes
+//! `value − 2^c` and carries one into the next window. The top window needs
+//! a spare bit to absorb its carry (see [`num_windows`]).
+
+use crate::ff::Fr;
+use crate::mem::Limbs;
+
+/// Bits of a canonical scalar (`r < 2^255`).
+pub const SCALAR_BITS: u32 = 255;
+/// Largest supported window: keeps bucket keys, entry positions and the
+/// bucket arrays within `u32` range and sane memory.
+pub const MAX_WINDOW_BITS: u32 = 22;
+
+/// Windows of `c` bits needed for signed digits of a 255-bit scalar:
+/// `ceil(255 / c)`, plus one when the top window has no spare bit for the
+/// carry (`c · ceil(255/c) < 256`, e.g. `c = 15`, `17`). With a spare bit the
+/// top window's value is at most `2^(c−1)`, a valid digit with no carry out.
+pub const fn num_windows(c: u32) -> u32 {
+    let w = SCALAR_BITS.div_ceil(c);
+    if w * c > SCALAR_BITS {
+        w
+    } else {
+        w + 1
+    }
+}
+
+/// What a scalar contributes.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Kind {
+    /// Zero, or not selected by the density: nothing.
+    Skip,
+    /// Exactly one: the base goes to the ones bucket.
+    One,
+    /// Anything else: one entry per non-zero digit.
+    Digits,
+}
+
+/// Classifies a canonical scalar.
+#[inline(always)]
+pub fn kind(s: &[u64; 4]) -> Kind {
+    let high = s[1] | s[2] | s[3];
+    if high == 0 && s[0] == 0 {
+        Kind::Skip
+    } else if high == 0 && s[0] == 1 {
+        Kind::One
+    } else {
+        Kind::Digits
+    }
+}
+
+/// The signed digits of one scalar, low window first, as `(magnitude,
+/// negative)`; magnitude 0 means "no entry in this window".
+///
+/// The scalar is consumed as a 256-bit shift register (shift by `c` each
+/// step) so no limb is ever indexed by a runtime value, which on the GPU
+/// would force the limbs into local memory.
+pub struct SignedDigits {
+    limbs: [u64; 4],
+    c: u32,
+    mask: u64,
+    half: u64,
+    carry: u64,
+}
+
+impl SignedDigits {
+    /// `c` in `1..=MAX_WINDOW_BITS`.
+    #[inline(always)]
+    pub fn new(limbs: [u64; 4], c: u32) -> Self {
+        Self {
+            limbs,
+            c,
+            mask: (1u64 << c) - 1,
+            half: 1u64 << (c - 1),
+            carry: 0,
+        }
+    }
+
+    /// The next window's digit. Call it [`num_windows`]`(c)` times.
+    #[inline(always)]
+    pub fn next_digit(&mut self) -> (u32, bool) {
+        let [l0, l1, l2, l3] = self.limbs;
+        let raw = (l0 & self.mask) + self.carry;
+        let c = self.c;
+        // c < 64, so both shift amounts are in range.
+        self.limbs = [
+            (l0 >> c) | (l1 << (64 - c)),
+            (l1 >> c) | (l2 << (64 - c)),
+            (l2 >> c) | (l3 << (64 - c)),
+            l3 >> c,
+        ];
+        if raw > self.half {
+            self.carry = 1;
+            (((self.mask + 1) - raw) as u32, true)
+        } else {
+            self.carry = 0;
+            (raw as u32, false)
+        }
+    }
+}
+
+/// Scalar inputs of the histogram and scatter kernels, shared so both
+/// derive exactly the same entries.
+#[derive(Clone, Copy)]
+pub struct DigitArgs {
+    /// `n` scalars, Montgomery form (blstrs `Scalar` limbs).
+    pub scalars: *const u64,
+    pub n: u32,
+    /// Density bitmap (`ceil(n/64)` words, bit `i` selects scalar `i`), or null.
+    pub density: *const u64,
+    /// Exclusive prefix popcount per density word (unused without density).
+    pub prefix: *const u32,
+    /// Base index of the first selected scalar.
+    pub base_offset: u32,
+    /// Bases available; an entry whose base would lie beyond is dropped
+    /// (the host rejects such inputs; this only keeps a bad call in bounds).
+    pub n_bases: u32,
+    /// Window bits.
+    pub c: u32,
+    /// Windows, [`num_windows`]`(c)`.
+    pub windows: u32,
+}
+
+/// The scalar at position `i` as (base index, canonical limbs, kind).
+///
+/// # Safety
+/// `i < a.n`; the pointers in `a` valid as documented there.
+#[inline(always)]
+pub unsafe fn load(a: &DigitArgs, i: usize) -> (u32, [u64; 4], Kind) {
+    let s = Fr::load(a.scalars.add(i * 4)).to_canonical();
+    let base = if a.density.is_null() {
+        a.base_offset.wrapping_add(i as u32)
+    } else {
+        let word = *a.density.add(i >> 6);
+        let bit = (i & 63) as u32;
+        if (word >> bit) & 1 == 0 {
+            return (0, s, Kind::Skip);
+        }
+        let below = (word & ((1u64 << bit) - 1)).count_ones();
+        a.base_offset
+            .wrapping_add(*a.prefix.add(i >> 6))
+            .wrapping_add(below)
+    };
+    if base >= a.n_bases {
+        return (0, s, Kind::Skip);
+    }
+    (base, s, kind(&s))
+}
+
+/// Key of the ones bucket: right after all window buckets.
+#[inline(always)]
+pub fn ones_key(c: u32, windows: u32) -> u32 {
+    windows << (c - 1)
+}
+
+/// The key and entry of one round for one lane: round 0 of a `One` scalar
+/// is its ones-bucket entry; a `Digits` scalar yields window `round`'s digit.
+/// [`crate::msm::NO_KEY`] when there is nothing.
+#[inline(always)]
+pub fn round_key(
+    kind: Kind,
+    digits: &mut SignedDigits,
+    round: u32,
+    base: u32,
+    c: u32,
+    ones: u32,
+) -> (u32, u32) {
+    match kind {
+        Kind::Skip => (super::NO_KEY, 0),
+        Kind::One => {
+            if round == 0 {
+                (ones, base)
+            } else {
+                (super::NO_KEY, 0)
+            }
+        }
+        Kind::Digits => {
+            let (mag, neg) = digits.next_digit();
+            if mag == 0 {
+                (super::NO_KEY, 0)
+            } else {
+                let key = (round << (c - 1)) + mag - 1;
+                (key, base | if neg { super::NEG } else { 0 })
+            }
+        }
+    }
+}

@@ -1,0 +1,750 @@
+//! Host-side sequencing of one MSM: parameters, arena layout and the list of
+//! launches, shared by the CUDA driver (`cuzk::gpu::msm`) and the host tests
+//! (which run the same steps through the host builds of the kernels).
+//!
+//! Every size is an upper bound known before any kernel runs (e.g. `n · W`
+//! entries), so a call never waits on the device to size its work.
+//!
+//! Addresses are plain `u64`: device addresses for CUDA, host addresses in
+//! the tests. Host-only (not compiled into the PTX).
+
+use super::digits::{num_windows, MAX_WINDOW_BITS};
+use super::scan::{chunks, CHUNK};
+use crate::layout::{
+    G1_AFFINE_LIMBS, G1_JACOBIAN_LIMBS, G1_XYZZ_LIMBS, G2_AFFINE_LIMBS, G2_JACOBIAN_LIMBS,
+    G2_XYZZ_LIMBS,
+};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Curve {
+    G1,
+    G2,
+}
+
+impl Curve {
+    pub const fn affine_limbs(self) -> usize {
+        match self {
+            Curve::G1 => G1_AFFINE_LIMBS,
+            Curve::G2 => G2_AFFINE_LIMBS,
+        }
+    }
+    pub const fn xyzz_limbs(self) -> usize {
+        match self {
+            Curve::G1 => G1_XYZZ_LIMBS,
+            Curve::G2 => G2_XYZZ_LIMBS,
+        }
+    }
+    /// Limbs of the result (Jacobian, `blst_p1` / `blst_p2` layout).
+    pub const fn jacobian_limbs(self) -> usize {
+        match self {
+            Curve::G1 => G1_JACOBIAN_LIMBS,
+            Curve::G2 => G2_JACOBIAN_LIMBS,
+        }
+    }
+}
+
+/// Tuning knobs; `Default` (all zero / `None`) picks everything from `n`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MsmConfig {
+    /// Window bits `c` in `1..=22`; 0: [`default_window_bits`].
+    pub window_bits: u32,
+    /// Sorted entries per thread in the first accumulation level; 0: sized
+    /// so about [`TARGET_THREADS`] threads cover the `n · W` entry bound.
+    pub chunk0: u32,
+    /// Items per thread in the later accumulation levels (≥ 4); 0: 16.
+    pub chunk: u32,
+    /// log2 of the segments each window's bucket reduction is split into
+    /// (`≤ c − 1`); `None`: `(c − 1) / 2`, which balances the per-segment
+    /// running sum (`2 · 2^(c−1−g)` additions) against the per-window
+    /// combination (`3 · 2^g`).
+    pub segments_log: Option<u32>,
+}
+
+/// Default cap on the window size: beyond it the bucket arrays grow past a
+/// few hundred MB and the serial tails of the bucket reduction dominate.
+pub const DEFAULT_MAX_WINDOW_BITS: u32 = 18;
+
+/// Threads the first accumulation level aims for (enough to fill an H100 /
+/// H200 several times over at the occupancy the point kernels reach).
+pub const TARGET_THREADS: u64 = 1 << 17;
+
+/// The window size for `n` scalars: the `c ≤ 18` minimising the modelled
+/// cost `W(c) · (n + 4 · 2^(c−1))`, i.e. per window `n` mixed additions into
+/// buckets plus a running-sum reduction over `H = 2^(c−1)` buckets at two
+/// full additions each (counted as two mixed ones apiece). Gives e.g.
+/// `c = 2` for `n = 1`, 7 for 2^10, 12 for 2^16, 16 for 2^20, 18 for 2^24.
+/// A first model, to be replaced by measured tables.
+pub fn default_window_bits(n: usize) -> u32 {
+    let n = n as f64;
+    (1..=DEFAULT_MAX_WINDOW_BITS)
+        .map(|c| {
+            (
+                c,
+                num_windows(c) as f64 * (n + 4.0 * (1u64 << (c - 1)) as f64),
+            )
+        })
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(c, _)| c)
+        .unwrap_or(1)
+}
+
+/// A `u32` array that is scanned in place, and the chunk-sum arrays of its
+/// scan tree.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ScanLayout {
+    /// Word offset (in the arena) and length of level `l` (level 0 is the
+    /// data itself).
+    pub levels: [(usize, u32); 8],
+    pub count: usize,
+}
+
+/// Where everything lives in the arena, in `u64` words from its start.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Layout {
+    /// `n_keys + 1` bucket counts, scanned into starts.
+    pub starts: ScanLayout,
+    /// `n_keys + 1` scatter cursors.
+    pub cursor: usize,
+    /// `density_words` popcounts, scanned into the density prefix.
+    pub prefix: ScanLayout,
+    /// `entries_max` sorted entries (`u32`).
+    pub entries: usize,
+    /// Two ping-pong item buffers of the accumulation levels: keys (`u32`)
+    /// and points (XYZZ), capacity in items.
+    pub item_keys: [usize; 2],
+    pub item_points: [usize; 2],
+    pub item_capacity: [u32; 2],
+    /// `n_keys` bucket sums (XYZZ).
+    pub sums: usize,
+    /// `2 · windows · 2^seg_log` segment results (XYZZ).
+    pub seg: usize,
+    /// `windows` weighted window sums (XYZZ).
+    pub win: usize,
+    /// Total arena words.
+    pub words: usize,
+}
+
+/// One accumulation level after the first.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Level {
+    pub n_in: u32,
+    pub threads: u32,
+    pub last: bool,
+}
+
+pub const MAX_LEVELS: usize = 32;
+
+/// Everything about one MSM that does not depend on the data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MsmPlan {
+    pub curve: Curve,
+    pub n: u32,
+    pub c: u32,
+    pub windows: u32,
+    /// Window buckets plus the ones bucket: `windows · 2^(c−1) + 1`.
+    pub n_keys: u32,
+    pub ones_key: u32,
+    /// Upper bound on sorted entries: `n · windows`.
+    pub entries_max: u32,
+    pub density_words: u32,
+    pub chunk0: u32,
+    pub threads0: u32,
+    pub chunk: u32,
+    pub levels: [Level; MAX_LEVELS],
+    pub n_levels: usize,
+    pub seg_log: u32,
+    pub layout: Layout,
+}
+
+/// Where the inputs and the output of one MSM are (addresses).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MsmIo {
+    /// Affine bases (`n_bases` of them, blst layout).
+    pub bases: u64,
+    pub n_bases: u32,
+    /// Index of the base paired with the first (selected) scalar.
+    pub base_offset: u32,
+    /// `n` scalars, Montgomery limbs (blstrs `Scalar`).
+    pub scalars: u64,
+    /// Density bitmap of `ceil(n/64)` words, or 0 for none (all selected).
+    pub density: u64,
+    /// One Jacobian point.
+    pub out: u64,
+}
+
+/// The scalar-side arguments of the histogram and scatter kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DigitAddrs {
+    pub scalars: u64,
+    pub n: u32,
+    pub density: u64,
+    pub prefix: u64,
+    pub base_offset: u32,
+    pub n_bases: u32,
+    pub c: u32,
+    pub windows: u32,
+}
+
+/// One operation on the stream. Kernel parameters are in the order the
+/// kernels declare them (see [`Step::args`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Set `len` `u32` words to zero (a memset, not a kernel).
+    ZeroU32 {
+        dst: u64,
+        len: usize,
+    },
+    /// Copy `len` `u32` words (a device-to-device copy, not a kernel).
+    CopyU32 {
+        src: u64,
+        dst: u64,
+        len: usize,
+    },
+    Popcount {
+        words: u64,
+        n: u32,
+        out: u64,
+    },
+    ScanReduce {
+        data: u64,
+        n: u32,
+        out: u64,
+    },
+    ScanApply {
+        data: u64,
+        n: u32,
+        offsets: u64,
+    },
+    Histogram {
+        digits: DigitAddrs,
+        counts: u64,
+    },
+    Scatter {
+        digits: DigitAddrs,
+        cursor: u64,
+        entries: u64,
+    },
+    Accumulate0 {
+        bases: u64,
+        entries: u64,
+        starts: u64,
+        n_keys: u32,
+        chunk: u32,
+        threads: u32,
+        out_keys: u64,
+        out_points: u64,
+        sums: u64,
+    },
+    Accumulate {
+        in_keys: u64,
+        in_points: u64,
+        n_in: u32,
+        chunk: u32,
+        threads: u32,
+        out_keys: u64,
+        out_points: u64,
+        sums: u64,
+        last: bool,
+    },
+    Segments {
+        sums: u64,
+        starts: u64,
+        c: u32,
+        windows: u32,
+        seg_log: u32,
+        seg: u64,
+    },
+    Combine {
+        seg: u64,
+        c: u32,
+        windows: u32,
+        seg_log: u32,
+        win: u64,
+    },
+    Finish {
+        win: u64,
+        windows: u32,
+        sums: u64,
+        starts: u64,
+        ones_key: u32,
+        out: u64,
+    },
+}
+
+/// Kernel parameters as `u64` values, in declaration order; a `u32`
+/// parameter is the low half (little-endian hosts read it from the first
+/// four bytes).
+pub type Args = ([u64; 12], usize);
+
+fn args(list: &[u64]) -> Args {
+    let mut a = [0u64; 12];
+    a[..list.len()].copy_from_slice(list);
+    (a, list.len())
+}
+
+impl Step {
+    /// The kernel this step launches (`None` for memset/copy).
+    pub fn kernel(&self, curve: Curve) -> Option<&'static str> {
+        let g1 = curve == Curve::G1;
+        let pick = |a: &'static str, b: &'static str| if g1 { a } else { b };
+        Some(match self {
+            Step::ZeroU32 { .. } | Step::CopyU32 { .. } => return None,
+            Step::Popcount { .. } => "msm_popcount",
+            Step::ScanReduce { .. } => "msm_scan_reduce",
+            Step::ScanApply { .. } => "msm_scan_apply",
+            Step::Histogram { .. } => "msm_histogram",
+            Step::Scatter { .. } => "msm_scatter",
+            Step::Accumulate0 { .. } => pick("msm_g1_accumulate0", "msm_g2_accumulate0"),
+            Step::Accumulate { .. } => pick("msm_g1_accumulate", "msm_g2_accumulate"),
+            Step::Segments { .. } => pick("msm_g1_segments", "msm_g2_segments"),
+            Step::Combine { .. } => pick("msm_g1_combine", "msm_g2_combine"),
+            Step::Finish { .. } => pick("msm_g1_finish", "msm_g2_finish"),
+        })
+    }
+
+    /// Threads the kernel's grid-stride loop covers (0 for memset/copy).
+    pub fn threads(&self) -> u32 {
+        match *self {
+            Step::ZeroU32 { .. } | Step::CopyU32 { .. } => 0,
+            Step::Popcount { n, .. } => n,
+            Step::ScanReduce { n, .. } | Step::ScanApply { n, .. } => chunks(n),
+            Step::Histogram { digits, .. } | Step::Scatter { digits, .. } => digits.n,
+            Step::Accumulate0 { threads, .. } | Step::Accumulate { threads, .. } => threads,
+            Step::Segments {
+                windows, seg_log, ..
+            } => windows << seg_log,
+            Step::Combine { windows, .. } => windows,
+            Step::Finish { .. } => 1,
+        }
+    }
+
+    /// The kernel's parameters (see [`Args`]).
+    pub fn args(&self) -> Args {
+        let d = |d: &DigitAddrs| {
+            [
+                d.scalars,
+                d.n as u64,
+                d.density,
+                d.prefix,
+                d.base_offset as u64,
+                d.n_bases as u64,
+                d.c as u64,
+                d.windows as u64,
+            ]
+        };
+        match self {
+            Step::ZeroU32 { .. } | Step::CopyU32 { .. } => args(&[]),
+            Step::Popcount { words, n, out } => args(&[*words, *n as u64, *out]),
+            Step::ScanReduce { data, n, out } => args(&[*data, *n as u64, *out]),
+            Step::ScanApply { data, n, offsets } => args(&[*data, *n as u64, *offsets]),
+            Step::Histogram { digits, counts } => {
+                let mut a = args(&d(digits));
+                a.0[8] = *counts;
+                (a.0, 9)
+            }
+            Step::Scatter {
+                digits,
+                cursor,
+                entries,
+            } => {
+                let mut a = args(&d(digits));
+                a.0[8] = *cursor;
+                a.0[9] = *entries;
+                (a.0, 10)
+            }
+            Step::Accumulate0 {
+                bases,
+                entries,
+                starts,
+                n_keys,
+                chunk,
+                threads,
+                out_keys,
+                out_points,
+                sums,
+            } => args(&[
+                *bases,
+                *entries,
+                *starts,
+                *n_keys as u64,
+                *chunk as u64,
+                *threads as u64,
+                *out_keys,
+                *out_points,
+                *sums,
+            ]),
+            Step::Accumulate {
+                in_keys,
+                in_points,
+                n_in,
+                chunk,
+                threads,
+                out_keys,
+                out_points,
+                sums,
+                last,
+            } => args(&[
+                *in_keys,
+                *in_points,
+                *n_in as u64,
+                *chunk as u64,
+                *threads as u64,
+                *out_keys,
+                *out_points,
+                *sums,
+                *last as u64,
+            ]),
+            Step::Segments {
+                sums,
+                starts,
+                c,
+                windows,
+                seg_log,
+                seg,
+            } => args(&[
+                *sums,
+                *starts,
+                *c as u64,
+                *windows as u64,
+                *seg_log as u64,
+                *seg,
+            ]),
+            Step::Combine {
+                seg,
+                c,
+                windows,
+                seg_log,
+                win,
+            } => args(&[*seg, *c as u64, *windows as u64, *seg_log as u64, *win]),
+            Step::Finish {
+                win,
+                windows,
+                sums,
+                starts,
+                ones_key,
+                out,
+            } => args(&[
+                *win,
+                *windows as u64,
+                *sums,
+                *starts,
+                *ones_key as u64,
+                *out,
+            ]),
+        }
+    }
+}
+
+/// Region allocator: 256-byte aligned offsets in `u64` words.
+struct Bump(usize);
+
+impl Bump {
+    fn take(&mut self, words: usize) -> usize {
+        let at = self.0;
+        self.0 = (self.0 + words).div_ceil(32) * 32;
+        at
+    }
+    fn take_u32(&mut self, len: usize) -> usize {
+        self.take(len.div_ceil(2))
+    }
+    fn scan(&mut self, len: u32) -> ScanLayout {
+        let mut s = ScanLayout::default();
+        let mut n = len;
+        s.levels[0] = (self.take_u32(n as usize), n);
+        s.count = 1;
+        while n > CHUNK {
+            n = chunks(n);
+            s.levels[s.count] = (self.take_u32(n as usize), n);
+            s.count += 1;
+        }
+        s
+    }
+}
+
+impl MsmPlan {
+    /// Plans an MSM of `n` scalars (before density selection) on `curve`.
+    pub fn new(n: usize, curve: Curve, config: &MsmConfig) -> Result<Self, &'static str> {
+        if n >= 1 << 31 {
+            return Err("MSM: at most 2^31 - 1 scalars per call");
+        }
+        let c = if config.window_bits == 0 {
+            default_window_bits(n)
+        } else {
+            config.window_bits
+        };
+        if !(1..=MAX_WINDOW_BITS).contains(&c) {
+            return Err("MSM: window bits must be in 1..=22");
+        }
+        let windows = num_windows(c);
+        let ones_key = windows << (c - 1);
+        let n_keys = ones_key + 1;
+        let entries_max = n as u64 * windows as u64;
+        let chunk0 = if config.chunk0 != 0 {
+            config.chunk0
+        } else {
+            entries_max
+                .div_ceil(TARGET_THREADS)
+                .next_power_of_two()
+                .clamp(4, 2048) as u32
+        };
+        // Positions and `threads0 · chunk0` stay below 2^32.
+        if entries_max + chunk0 as u64 > u32::MAX as u64 {
+            return Err(
+                "MSM: n · windows exceeds 2^32 entries; split the MSM or use a larger window",
+            );
+        }
+        let entries_max = entries_max as u32;
+        let chunk = if config.chunk == 0 { 16 } else { config.chunk };
+        if chunk < 4 {
+            return Err("MSM: accumulation chunk must be at least 4");
+        }
+        let seg_log = config.segments_log.unwrap_or((c - 1) / 2);
+        if seg_log > c - 1 {
+            return Err("MSM: segments_log must be at most window_bits - 1");
+        }
+        let threads0 = entries_max.div_ceil(chunk0).max(1);
+
+        let mut levels = [Level::default(); MAX_LEVELS];
+        let mut n_levels = 0;
+        let mut n_in = 2 * threads0;
+        let mut capacity = [2 * threads0, 0];
+        loop {
+            if n_levels == MAX_LEVELS {
+                return Err("MSM: too many accumulation levels");
+            }
+            let last = n_in <= chunk;
+            let threads = if last { 1 } else { n_in.div_ceil(chunk) };
+            levels[n_levels] = Level {
+                n_in,
+                threads,
+                last,
+            };
+            // Level k (0-based among these) reads buffer k % 2 and writes the other.
+            if !last {
+                let out = (n_levels + 1) % 2;
+                capacity[out] = capacity[out].max(2 * threads);
+            }
+            n_levels += 1;
+            if last {
+                break;
+            }
+            n_in = 2 * threads;
+        }
+
+        let density_words = (n as u32).div_ceil(64);
+        let xyzz = curve.xyzz_limbs();
+        let mut bump = Bump(0);
+        let starts = bump.scan(n_keys + 1);
+        let cursor = bump.take_u32(n_keys as usize + 1);
+        let prefix = bump.scan(density_words);
+        let entries = bump.take_u32(entries_max as usize);
+        let item_keys = [
+            bump.take_u32(capacity[0] as usize),
+            bump.take_u32(capacity[1] as usize),
+        ];
+        let item_points = [
+            bump.take(capacity[0] as usize * xyzz),
+            bump.take(capacity[1] as usize * xyzz),
+        ];
+        let sums = bump.take(n_keys as usize * xyzz);
+        let seg = bump.take(2 * ((windows as usize) << seg_log) * xyzz);
+        let win = bump.take(windows as usize * xyzz);
+        let layout = Layout {
+            starts,
+            cursor,
+            prefix,
+            entries,
+            item_keys,
+            item_points,
+            item_capacity: capacity,
+            sums,
+            seg,
+            win,
+            words: bump.0,
+        };
+        Ok(MsmPlan {
+            curve,
+            n: n as u32,
+            c,
+            windows,
+            n_keys,
+            ones_key,
+            entries_max,
+            density_words,
+            chunk0,
+            threads0,
+            chunk,
+            levels,
+            n_levels,
+            seg_log,
+            layout,
+        })
+    }
+
+    /// Arena size in `u64` words.
+    pub fn scratch_words(&self) -> usize {
+        self.layout.words
+    }
+
+    pub fn scratch_bytes(&self) -> usize {
+        self.layout.words * 8
+    }
+
+    /// Calls `f` with every step of the MSM, in stream order. `arena` is the
+    /// address of at least [`Self::scratch_words`] `u64` words.
+    pub fn steps<E>(
+        &self,
+        io: &MsmIo,
+        arena: u64,
+        mut f: impl FnMut(Step) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let at = |words: usize| arena + 8 * words as u64;
+        let l = &self.layout;
+        let scan =
+            |s: &ScanLayout, f: &mut dyn FnMut(Step) -> Result<(), E>| scan_steps(s, arena, f);
+
+        let prefix = at(l.prefix.levels[0].0);
+        if io.density != 0 {
+            f(Step::Popcount {
+                words: io.density,
+                n: self.density_words,
+                out: prefix,
+            })?;
+            scan(&l.prefix, &mut f)?;
+        }
+        let digits = DigitAddrs {
+            scalars: io.scalars,
+            n: self.n,
+            density: io.density,
+            prefix,
+            base_offset: io.base_offset,
+            n_bases: io.n_bases,
+            c: self.c,
+            windows: self.windows,
+        };
+        let starts = at(l.starts.levels[0].0);
+        let cursor = at(l.cursor);
+        let len = self.n_keys as usize + 1;
+        f(Step::ZeroU32 { dst: starts, len })?;
+        f(Step::Histogram {
+            digits,
+            counts: starts,
+        })?;
+        scan(&l.starts, &mut f)?;
+        f(Step::CopyU32 {
+            src: starts,
+            dst: cursor,
+            len,
+        })?;
+        f(Step::Scatter {
+            digits,
+            cursor,
+            entries: at(l.entries),
+        })?;
+
+        let sums = at(l.sums);
+        let keys = |b: usize| at(l.item_keys[b]);
+        let points = |b: usize| at(l.item_points[b]);
+        f(Step::Accumulate0 {
+            bases: io.bases,
+            entries: at(l.entries),
+            starts,
+            n_keys: self.n_keys,
+            chunk: self.chunk0,
+            threads: self.threads0,
+            out_keys: keys(0),
+            out_points: points(0),
+            sums,
+        })?;
+        for (k, level) in self.levels[..self.n_levels].iter().enumerate() {
+            let (src, dst) = (k % 2, (k + 1) % 2);
+            f(Step::Accumulate {
+                in_keys: keys(src),
+                in_points: points(src),
+                n_in: level.n_in,
+                chunk: self.chunk,
+                threads: level.threads,
+                out_keys: keys(dst),
+                out_points: points(dst),
+                sums,
+                last: level.last,
+            })?;
+        }
+
+        let (seg, win) = (at(l.seg), at(l.win));
+        f(Step::Segments {
+            sums,
+            starts,
+            c: self.c,
+            windows: self.windows,
+            seg_log: self.seg_log,
+            seg,
+        })?;
+        f(Step::Combine {
+            seg,
+            c: self.c,
+            windows: self.windows,
+            seg_log: self.seg_log,
+            win,
+        })?;
+        f(Step::Finish {
+            win,
+            windows: self.windows,
+            sums,
+            starts,
+            ones_key: self.ones_key,
+            out: io.out,
+        })
+    }
+}
+
+/// A scan tree for `len` elements placed from word `at` on; returns it and
+/// the first word after it.
+pub fn scan_layout(len: u32, at: usize) -> (ScanLayout, usize) {
+    let mut bump = Bump(at);
+    let s = bump.scan(len);
+    (s, bump.0)
+}
+
+/// The steps of an in-place exclusive scan over `s.levels[0]` (offsets
+/// relative to `arena`): chunk sums up the tree, then prefix sums down it.
+pub fn scan_steps<E>(
+    s: &ScanLayout,
+    arena: u64,
+    f: &mut dyn FnMut(Step) -> Result<(), E>,
+) -> Result<(), E> {
+    let at = |words: usize| arena + 8 * words as u64;
+    for k in 0..s.count - 1 {
+        let (data, n) = s.levels[k];
+        f(Step::ScanReduce {
+            data: at(data),
+            n,
+            out: at(s.levels[k + 1].0),
+        })?;
+    }
+    let (top, n) = s.levels[s.count - 1];
+    f(Step::ScanApply {
+        data: at(top),
+        n,
+        offsets: 0,
+    })?;
+    for k in (0..s.count - 1).rev() {
+        let (data, n) = s.levels[k];
+        f(Step::ScanApply {
+            data: at(data),
+            n,
+            offsets: at(s.levels[k + 1].0),
+        })?;
+    }
+    Ok(())
+}
+
+/// Arena bytes for an MSM of `n` scalars on `curve` with window `c` (0:
+/// default) and otherwise default settings.
+pub fn msm_scratch_bytes(n: usize, curve: Curve, c: u32) -> Result<usize, &'static str> {
+    let config = MsmConfig {
+        window_bits: c,
+        ..MsmConfig::default()
+    };
+    Ok(MsmPlan::new(n, curve, &config)?.scratch_bytes())
+}

@@ -1,0 +1,59 @@
+//! Running schedules on the host with the host build of the kernels: for
+//! tests (CI has no GPU) and as a reference of what the GPU executes.
+
+use super::plan::PassArgs;
+use super::tables::TableLayout;
+use crate::gpu::ntt::{ntt_dif_pass, ntt_dit_pass, ntt_powers};
+
+/// Runs one pass launch on the host.
+///
+/// # Safety
+/// The addresses in `a` must be valid host buffers as the schedule expects
+/// (see [`super::plan`]).
+pub unsafe fn run_pass(a: &PassArgs) {
+    let kernel = if a.dit { ntt_dit_pass } else { ntt_dif_pass };
+    kernel(
+        a.data as *mut u64,
+        a.b as *const u64,
+        a.c as *const u64,
+        a.out as *mut u64,
+        a.tw as *const u64,
+        a.scale_hi as *const u64,
+        a.scale_lo as *const u64,
+        a.log_n,
+        a.log_rem,
+        a.log_r,
+        a.valid,
+        a.out_len,
+        a.flags,
+    );
+}
+
+/// Fills a host table buffer (`layout.words()` words) with the host build
+/// of `ntt_powers`, job by job, exactly as the GPU driver does.
+///
+/// # Panics
+/// If `words` has the wrong length.
+pub fn fill_tables(layout: &TableLayout, words: &mut [u64]) {
+    assert_eq!(words.len(), layout.words(), "table buffer size");
+    layout.for_each_job(|job| {
+        let [b0, b1, b2, b3] = job.base.limbs;
+        let [f0, f1, f2, f3] = job.first.limbs;
+        assert!((job.offset + job.count) as usize * 4 <= words.len());
+        // SAFETY: the job's range lies inside `words` (checked above).
+        unsafe {
+            ntt_powers(
+                words.as_mut_ptr().add(job.offset as usize * 4),
+                job.count,
+                b0,
+                b1,
+                b2,
+                b3,
+                f0,
+                f1,
+                f2,
+                f3,
+            )
+        };
+    });
+}

@@ -1,0 +1,78 @@
+//! Number-theoretic transforms over BLS12-381 Fr, for every domain size
+//! 2^0 … 2^31, in place, bit-identical to bellperson's `EvaluationDomain`.
+//!
+//! # Design
+//!
+//! A transform of 2^L elements is `⌈L / 10⌉` *passes* (kernel launches),
+//! the bits spread evenly (2^27 = 9 + 9 + 9, 2^24 = 8 + 8 + 8, 2^20 = 10 +
+//! 10). A pass of `r` bits is a radix-2^r step of the four-step FFT: each
+//! thread block loads a tile of 1024 elements (`1024 / 2^r` columns of
+//! `2^r`) into shared memory, runs `r` radix-2 stages there and writes the
+//! tile back, multiplying by the inter-pass twiddles on the way out (DIF) or
+//! in (DIT). See [`pass`] for the index math, [`block`] for how the same
+//! block-cooperative code runs sequentially on the host.
+//!
+//! Two pass flavours, either direction (root ω or ω⁻¹):
+//!
+//! * DIF: natural in → bit-reversed out, outermost digit first;
+//! * DIT: bit-reversed in → natural out, innermost digit first.
+//!
+//! so a DIF transform followed by a DIT one needs no reordering. Roots come
+//! from two 2^16-entry tables of powers of the 2^32-th root of unity (one
+//! multiplication composes any power; powers needed inside a pass take one
+//! lookup); see [`tables`]. Coset factors `g^±k`, `1/N` and the H step's
+//! `1/Z(g)` are folded into per-size scale tables and applied while a pass
+//! loads or stores, never in a separate pass.
+//!
+//! # The H step's order chain
+//!
+//! bellperson computes `h` as `ifft(a)`, `coset_fft`, `(a·b − c)/Z(g)`,
+//! `icoset_fft`, on natural-order data. Here (details in
+//! [`plan::h_step`]):
+//!
+//! ```text
+//! a (natural evals) --inverse DIF, ×g^k/N on store--> bitrev coeffs
+//!                   --forward DIT--------------------> natural coset evals
+//! (same for b, c)
+//! a·b − c (on load) --inverse DIF, ×g^-k/(N·Z(g)), scattered store--> out (natural coeffs)
+//! ```
+//!
+//! Three transforms would flip the order an odd number of times, so the
+//! last pass of the last transform writes out of place, to `out`, in
+//! natural order (its tiles are chosen so the scattered writes are still
+//! runs of adjacent elements).
+//!
+//! # Kernels
+//!
+//! `ntt_dif_pass` / `ntt_dit_pass` (one launch per pass: `2^(L − min(L,
+//! 10))` blocks of 256 threads, 32 KiB static shared memory; every option
+//! is a uniform runtime flag) and `ntt_powers` (table filling, once per
+//! prover). Each thread loads its 4 tile elements with all loads in
+//! flight at once; each stage is 2 butterflies per thread; results go
+//! back with 16-byte vector stores.
+//!
+//! # Tuning levers (not yet used)
+//!
+//! Fusing the last DIF pass with the first DIT pass (same tiles) and the
+//! H step's three forward DITs' last passes with the final transform's
+//! first; radix-4 register steps for the last stages (trivial twiddles);
+//! two butterflies in flight per thread (ILP, at some occupancy); 64 KiB
+//! dynamic shared memory tiles (fewer passes); per-size twiddle tables for
+//! the outer passes (no composing multiplication); pass bit splits that
+//! favour coalescing (e.g. 2^20 as 7 + 7 + 6).
+
+pub mod block;
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod host;
+pub mod io;
+pub mod pass;
+#[cfg(not(target_arch = "nvptx64"))]
+pub mod plan;
+pub mod tables;
+
+pub use block::{THREADS, TILE, TILE_LOG};
+#[cfg(not(target_arch = "nvptx64"))]
+pub use plan::{Direction, Order, PassArgs, Tables, MAX_PASS_BITS};
+#[cfg(not(target_arch = "nvptx64"))]
+pub use tables::TableLayout;
+pub use tables::MAX_LOG;

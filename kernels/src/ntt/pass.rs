@@ -1,0 +1,352 @@
+//! One pass of a transform: a block loads a tile from global memory, runs
+//! `r` radix-2 stages on it in shared memory, and writes it back.
+//!
+//! # Geometry
+//!
+//! A pass works on sub-transforms of `2^rem` contiguous elements (`rem` =
+//! `log_rem`; the whole array on the first DIF pass). Within one, the
+//! element index is `hi · S + low` with `hi < 2^r` the pass's digit and
+//! `S = 2^(rem - r)`. A *column* is one `(outer, low)` pair, i.e. the `2^r`
+//! elements `outer · 2^rem + hi · S + low`; the pass computes a `2^r`-point
+//! DFT down every column. A block takes `C = tile / 2^r` consecutive
+//! columns (`tile = min(1024, n)`), so for each `hi` it touches `C`
+//! adjacent elements, or (when `C > S`) one contiguous run of `tile`.
+//!
+//! # Math (the four-step recursion, root ψ = ω or ω⁻¹)
+//!
+//! DIF (natural in, bit-reversed out): DFT down each column with root
+//! `ψ_(2^r)`, giving frequency `k1` at row `bitrev_r(k1)`, then multiply by
+//! the inter-pass twiddle `ψ_(2^rem)^(low · k1)`. Each row's `2^(rem-r)`
+//! elements then form the next pass's contiguous sub-transform; the last
+//! pass has `rem = r` and no twiddle. The result sits at `bitrev(k)`.
+//!
+//! DIT (bit-reversed in, natural out) is the transpose: passes in reverse
+//! order; each multiplies its input at row `t` by `ψ_(2^rem)^(low ·
+//! bitrev_r(t))`, then runs a DIT DFT down the column.
+//!
+//! # Fused extras (flags)
+//!
+//! * scale: multiply element of natural index `k` by `HI[k >> 16] ·
+//!   LO[k & 0xffff]` (or `HI[0]` without `LO`), on load (first pass of a
+//!   transform) or on store (last pass). See [`super::tables`].
+//! * `valid`: positions `>= valid` load as zero (zero padding, first pass).
+//! * pointwise: load `data[p] · b[p] - c[p]` instead of `data[p]` (the H
+//!   step's `a·b - c`, first pass of its last transform).
+//! * scatter (DIF last pass only): write element `k` (natural index) to
+//!   `out[k]` instead of in place, skipping `k >= out_len`, so the output
+//!   is in natural order. The block's columns are then chosen with
+//!   consecutive bit-reversed indices, so each row's writes are adjacent.
+
+use super::block::{block_ids, sync, threads, Tile, THREADS, TILE, TILE_LOG};
+use super::io;
+use super::tables::HALF;
+use crate::ff::limbs::unrolled_for;
+use crate::ff::Fr;
+
+/// Tile elements per thread.
+const PER: usize = (TILE / THREADS) as usize;
+
+/// Use `ψ = ω⁻¹` (inverse transform) instead of `ω`.
+pub const FLAG_INVERSE: u32 = 1;
+/// Apply the scale on load instead of on store.
+pub const FLAG_SCALE_ON_LOAD: u32 = 2;
+/// Load `data · b - c` (first pass only).
+pub const FLAG_POINTWISE: u32 = 4;
+/// Store to `out` in natural order (last pass of a DIF transform only).
+pub const FLAG_SCATTER: u32 = 8;
+
+/// The kernel arguments of one pass (see the module docs).
+#[derive(Clone, Copy)]
+pub struct Pass {
+    pub data: *mut u64,
+    pub b: *const u64,
+    pub c: *const u64,
+    pub out: *mut u64,
+    /// `TW_LO` followed by `TW_HI` (see [`super::tables`]).
+    pub tw: *const u64,
+    /// Null: no scaling.
+    pub scale_hi: *const u64,
+    /// Null: the scale is the constant `scale_hi[0]`.
+    pub scale_lo: *const u64,
+    pub log_n: u32,
+    pub log_rem: u32,
+    pub log_r: u32,
+    pub valid: u32,
+    pub out_len: u32,
+    pub flags: u32,
+}
+
+/// `x` with its low `bits` bits reversed (higher bits must be zero,
+/// `bits <= 31`). Branch-free: `bits = 0` shifts a value below 2^31 by 31.
+#[inline(always)]
+pub fn bitrev(x: u32, bits: u32) -> u32 {
+    (x.reverse_bits() >> 1) >> (31 - bits)
+}
+
+/// `W^x` for the primitive 2^32-th root `W`; `full` must be set unless the
+/// low 16 bits of `x` are zero.
+#[inline(always)]
+unsafe fn root_power(tw: *const u64, x: u32, full: bool) -> Fr {
+    let hi = io::load_const(tw.add(4 * HALF as usize), x >> 16);
+    if full {
+        hi * io::load_const(tw, x & (HALF - 1))
+    } else {
+        hi
+    }
+}
+
+/// `ψ_(2^log_len)^e` with `e < 2^log_len`, `1 <= log_len <= 32`.
+#[inline(always)]
+unsafe fn twiddle(tw: *const u64, e: u32, log_len: u32, inverse: bool) -> Fr {
+    // The shift is < 32: log_len >= 1.
+    let mut x = e << (32 - log_len);
+    if inverse {
+        x = x.wrapping_neg();
+    }
+    root_power(tw, x, log_len > 16)
+}
+
+/// The scale factor of natural index `k`.
+#[inline(always)]
+unsafe fn scale(p: &Pass, k: u32) -> Fr {
+    if p.scale_lo.is_null() {
+        io::load_const(p.scale_hi, 0)
+    } else {
+        io::load_const(p.scale_hi, k >> 16) * io::load_const(p.scale_lo, k & (HALF - 1))
+    }
+}
+
+/// Derived sizes of a pass (all log2 unless noted).
+#[derive(Clone, Copy)]
+struct Shape {
+    log_tile: u32,
+    /// Elements per tile (not log).
+    tile: u32,
+    r: u32,
+    /// Columns per tile.
+    log_c: u32,
+    /// Column stride.
+    log_s: u32,
+}
+
+impl Shape {
+    #[inline(always)]
+    fn of(p: &Pass) -> Self {
+        let log_tile = if p.log_n < TILE_LOG {
+            p.log_n
+        } else {
+            TILE_LOG
+        };
+        Shape {
+            log_tile,
+            tile: 1 << log_tile,
+            r: p.log_r,
+            log_c: log_tile - p.log_r,
+            log_s: p.log_rem - p.log_r,
+        }
+    }
+
+    /// Tile element `f` of block `blk` in the in-place mapping: its row,
+    /// column (within the tile) and global position.
+    #[inline(always)]
+    fn place(&self, blk: u32, f: u32, log_rem: u32) -> (u32, u32, u32) {
+        if self.log_c <= self.log_s {
+            // Rows of C adjacent elements, S apart.
+            let t = f >> self.log_c;
+            let c = f & ((1 << self.log_c) - 1);
+            let gc = blk << self.log_c;
+            let outer = gc >> self.log_s;
+            let low = (gc & ((1 << self.log_s) - 1)) | c;
+            (t, c, (outer << log_rem) | (t << self.log_s) | low)
+        } else {
+            // The tile is one contiguous run of whole sub-transforms.
+            let low = f & ((1 << self.log_s) - 1);
+            let t = (f >> self.log_s) & ((1 << self.r) - 1);
+            let outer = f >> (self.log_s + self.r);
+            (t, (outer << self.log_s) | low, (blk << self.log_tile) | f)
+        }
+    }
+
+    /// Scatter mode, reading: column `c` is sub-transform
+    /// `bitrev(blk·C + c)`; `f` runs down columns (contiguous reads).
+    #[inline(always)]
+    fn scatter_src(&self, blk: u32, f: u32, log_n: u32) -> (u32, u32, u32) {
+        let t = f & ((1 << self.r) - 1);
+        let c = f >> self.r;
+        let outer = bitrev((blk << self.log_c) | c, log_n - self.r);
+        (t, c, (outer << self.r) | t)
+    }
+
+    /// Scatter mode, writing: `f` runs along rows; returns row, column and
+    /// the natural index of the element.
+    #[inline(always)]
+    fn scatter_dst(&self, blk: u32, f: u32, log_n: u32) -> (u32, u32, u32) {
+        let c = f & ((1 << self.log_c) - 1);
+        let t = f >> self.log_c;
+        (
+            t,
+            c,
+            (bitrev(t, self.r) << (log_n - self.r)) | (blk << self.log_c) | c,
+        )
+    }
+}
+
+/// Runs pass `p` (DIT stages if `DIT`, else DIF) with `tile` as the block's
+/// shared memory.
+///
+/// # Safety
+/// The buffers must be as the schedule in [`super::plan`] sets them up:
+/// `data` (and `b`, `c`, `out` when flagged) hold `2^log_n` elements (`out`:
+/// `out_len`), the tables are filled, and on the GPU the launch has
+/// `2^(log_n - min(log_n, 10))` blocks of [`THREADS`] threads.
+#[inline(always)]
+pub unsafe fn run<const DIT: bool>(p: &Pass, tile: Tile) {
+    let sh = Shape::of(p);
+    let inverse = p.flags & FLAG_INVERSE != 0;
+    let scaled = !p.scale_hi.is_null();
+    let scale_on_load = scaled && p.flags & FLAG_SCALE_ON_LOAD != 0;
+    let scale_on_store = scaled && p.flags & FLAG_SCALE_ON_LOAD == 0;
+    let pointwise = p.flags & FLAG_POINTWISE != 0;
+    let scatter = !DIT && p.flags & FLAG_SCATTER != 0;
+    // Inter-pass twiddles: every pass but the innermost.
+    let twiddled = p.log_rem > sh.r;
+    let col_mask = (1 << sh.log_c) - 1;
+    let low_mask = (1 << sh.log_s) - 1;
+    let half = sh.tile >> 1;
+
+    // Tile element -> (row, column, global position) for loading and storing.
+    let src = |blk: u32, f: u32| {
+        if scatter {
+            sh.scatter_src(blk, f, p.log_n)
+        } else {
+            sh.place(blk, f, p.log_rem)
+        }
+    };
+    let dst = |blk: u32, f: u32| {
+        if scatter {
+            sh.scatter_dst(blk, f, p.log_n)
+        } else {
+            sh.place(blk, f, p.log_rem)
+        }
+    };
+
+    for blk in block_ids(1 << (p.log_n - sh.log_tile)) {
+        // Global -> tile. Each thread issues all its loads first, so they
+        // are in flight together, and stores them raw (zero padding
+        // applied). For tiles smaller than PER·THREADS the excess slots
+        // reload an existing element and skip the store.
+        for tid in threads() {
+            let mut vals = [Fr::ZERO; PER];
+            unrolled_for!(k in 0..PER => {
+                let (_, _, pos) = src(blk, (tid + k as u32 * THREADS) & (sh.tile - 1));
+                vals[k] = io::load(p.data, pos);
+            });
+            unrolled_for!(k in 0..PER => {
+                let f = tid + k as u32 * THREADS;
+                if f < sh.tile {
+                    let (t, c, pos) = src(blk, f);
+                    let v = if pos < p.valid { vals[k] } else { Fr::ZERO };
+                    tile.store((t << sh.log_c) | c, &v);
+                }
+            });
+        }
+        // The input-side extras, on the thread's own tile elements (so no
+        // barrier is needed), one element at a time: unrolled, the table
+        // lookups of all elements would be hoisted and cost registers,
+        // i.e. occupancy.
+        if pointwise || scale_on_load || (DIT && twiddled) {
+            for tid in threads() {
+                let mut f = tid;
+                while f < sh.tile {
+                    let (t, c, pos) = src(blk, f);
+                    let i = (t << sh.log_c) | c;
+                    let mut v = tile.load(i);
+                    if pointwise && pos < p.valid {
+                        v = v * io::load(p.b, pos) - io::load(p.c, pos);
+                    }
+                    if scale_on_load {
+                        // Natural index: DIF input is natural, DIT input bit-reversed.
+                        let k = if DIT { bitrev(pos, p.log_n) } else { pos };
+                        v = v * scale(p, k);
+                    }
+                    if DIT && twiddled {
+                        let low = ((blk << sh.log_c) | c) & low_mask;
+                        v = v * twiddle(p.tw, low * bitrev(t, sh.r), p.log_rem, inverse);
+                    }
+                    tile.store(i, &v);
+                    f += THREADS;
+                }
+            }
+        }
+        sync();
+
+        // r radix-2 stages; butterfly `b` has column `b & col_mask`.
+        for st in 0..sh.r {
+            // Half-span (in rows) of this stage: DIF halves it, DIT doubles it.
+            let log_m = if DIT { st } else { sh.r - 1 - st };
+            for tid in threads() {
+                let mut b = tid;
+                while b < half {
+                    let c = b & col_mask;
+                    let q = b >> sh.log_c;
+                    let j = q & ((1 << log_m) - 1);
+                    let t0 = ((q >> log_m) << (log_m + 1)) | j;
+                    let i0 = (t0 << sh.log_c) | c;
+                    let i1 = ((t0 + (1 << log_m)) << sh.log_c) | c;
+                    let u = tile.load(i0);
+                    let mut v = tile.load(i1);
+                    if DIT {
+                        if j != 0 {
+                            v = v * twiddle(p.tw, j, log_m + 1, inverse);
+                        }
+                        tile.store(i0, &(u + v));
+                        tile.store(i1, &(u - v));
+                    } else {
+                        let mut d = u - v;
+                        if j != 0 {
+                            d = d * twiddle(p.tw, j, log_m + 1, inverse);
+                        }
+                        tile.store(i0, &(u + v));
+                        tile.store(i1, &d);
+                    }
+                    b += THREADS;
+                }
+            }
+            sync();
+        }
+
+        // Tile -> global, with the output-side extras. (A loop with a
+        // runtime trip count: unrolled, the twiddle and scale lookups of
+        // all elements would be hoisted and cost registers, i.e. occupancy.)
+        for tid in threads() {
+            let mut f = tid;
+            while f < sh.tile {
+                let (t, c, pos) = dst(blk, f);
+                let mut v = tile.load((t << sh.log_c) | c);
+                if !DIT && twiddled {
+                    let low = ((blk << sh.log_c) | c) & low_mask;
+                    v = v * twiddle(p.tw, low * bitrev(t, sh.r), p.log_rem, inverse);
+                }
+                if scatter {
+                    if pos < p.out_len {
+                        if scale_on_store {
+                            // `pos` is the natural index.
+                            v = v * scale(p, pos);
+                        }
+                        io::store(p.out, pos, &v);
+                    }
+                } else {
+                    if scale_on_store {
+                        // Natural index: DIF output is bit-reversed, DIT natural.
+                        let k = if DIT { pos } else { bitrev(pos, p.log_n) };
+                        v = v * scale(p, k);
+                    }
+                    io::store(p.data, pos, &v);
+                }
+                f += THREADS;
+            }
+        }
+        // The next block (host only) reuses the tile.
+        sync();
+    }
+}

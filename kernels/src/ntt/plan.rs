@@ -1,0 +1,309 @@
+//! Which pass launches make up each operation. Shared by the host tests
+//! (which run the host build of the pass kernels) and the CUDA driver in
+//! the root crate (which launches them), so both run the same schedule.
+//!
+//! Buffers are given as addresses (`u64`; 0 = none): device addresses on
+//! the GPU, host addresses in host tests.
+
+use super::block::{THREADS, TILE_LOG};
+use super::pass::{FLAG_INVERSE, FLAG_POINTWISE, FLAG_SCALE_ON_LOAD, FLAG_SCATTER};
+use super::tables::{Scale, TableLayout, HALF};
+
+/// Most bits (radix-2 stages) one pass may take: a tile holds 2^10 elements.
+pub const MAX_PASS_BITS: u32 = TILE_LOG;
+
+/// Forward: `X[k] = Σ x[j] ω^(jk)`; inverse: with `ω⁻¹`, times `1/N`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    Forward,
+    Inverse,
+}
+
+/// Input and output order of a transform.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// Natural input, bit-reversed output (DIF passes).
+    NaturalToBitrev,
+    /// Bit-reversed input, natural output (DIT passes).
+    BitrevToNatural,
+}
+
+/// One kernel launch: `ntt_dit_pass` if `dit`, else `ntt_dif_pass`, with
+/// `grid()` blocks of [`THREADS`] threads and these arguments in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PassArgs {
+    pub dit: bool,
+    pub data: u64,
+    pub b: u64,
+    pub c: u64,
+    pub out: u64,
+    pub tw: u64,
+    pub scale_hi: u64,
+    pub scale_lo: u64,
+    pub log_n: u32,
+    pub log_rem: u32,
+    pub log_r: u32,
+    pub valid: u32,
+    pub out_len: u32,
+    pub flags: u32,
+}
+
+impl PassArgs {
+    pub fn kernel(&self) -> &'static str {
+        if self.dit {
+            "ntt_dit_pass"
+        } else {
+            "ntt_dif_pass"
+        }
+    }
+
+    pub fn grid(&self) -> u32 {
+        1 << (self.log_n - self.log_n.min(TILE_LOG))
+    }
+
+    pub const fn block() -> u32 {
+        THREADS
+    }
+}
+
+/// Table addresses: the table buffer's address and its layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tables {
+    pub base: u64,
+    pub layout: TableLayout,
+}
+
+impl Tables {
+    fn at(&self, fr_offset: u32) -> u64 {
+        self.base + 32 * fr_offset as u64
+    }
+
+    fn scale(&self, scale: Scale, log_n: u32) -> (u64, u64) {
+        let hi = self.at(self.layout.scale_hi(scale, log_n));
+        let lo = match scale {
+            Scale::InvN => 0,
+            Scale::CosetFwdInvN => self.at(TableLayout::G_LO),
+            Scale::CosetInvN | Scale::HFinal => self.at(TableLayout::GI_LO),
+        };
+        (hi, lo)
+    }
+
+    fn coset_forward(&self) -> (u64, u64) {
+        (self.at(TableLayout::G_HI), self.at(TableLayout::G_LO))
+    }
+}
+
+/// Bits per pass, outermost (first DIF pass) first: as few passes as
+/// `max_bits` allows, bits spread evenly (e.g. 27 = 9 + 9 + 9).
+pub fn pass_bits(log_n: u32, max_bits: u32) -> impl DoubleEndedIterator<Item = u32> + Clone {
+    let max_bits = max_bits.clamp(1, MAX_PASS_BITS);
+    let passes = log_n.div_ceil(max_bits);
+    let base = log_n.checked_div(passes).unwrap_or(0);
+    let extra = log_n.checked_rem(passes).unwrap_or(0);
+    (0..passes).map(move |i| base + (i < extra) as u32)
+}
+
+/// Extras of the first and last pass of a transform.
+#[derive(Clone, Copy, Default)]
+struct Ends {
+    /// Positions `>= valid` read as zero (None: all valid).
+    valid: Option<u32>,
+    /// `(b, c)`: load `data·b − c`.
+    pointwise: Option<(u64, u64)>,
+    /// Scale applied to the input of the first pass.
+    scale_in: Option<(u64, u64)>,
+    /// Scale applied to the output of the last pass.
+    scale_out: Option<(u64, u64)>,
+    /// `(out, out_len)`: last pass writes natural order to `out` (DIF only).
+    scatter: Option<(u64, u32)>,
+}
+
+/// Emits the passes of one in-place transform of `2^log_n` elements.
+#[allow(clippy::too_many_arguments)]
+fn transform(
+    log_n: u32,
+    max_bits: u32,
+    dit: bool,
+    inverse: bool,
+    data: u64,
+    tables: &Tables,
+    ends: Ends,
+    emit: &mut impl FnMut(&PassArgs),
+) {
+    assert!(
+        log_n <= tables.layout.max_log,
+        "transform of 2^{log_n} exceeds the tables' 2^{}",
+        tables.layout.max_log
+    );
+    assert!(
+        !(dit && ends.scatter.is_some()),
+        "scatter is a DIF-only output"
+    );
+    assert!(
+        !(ends.scale_in.is_some() && ends.scale_out.is_some()),
+        "one scale per transform"
+    );
+    let bits = pass_bits(log_n, max_bits);
+    let passes = bits.clone().count();
+    // (log_rem, r) of every pass in DIF order.
+    let mut rem = log_n;
+    let mut geometry = [(0u32, 0u32); 32];
+    for (i, r) in bits.enumerate() {
+        geometry[i] = (rem, r);
+        rem -= r;
+    }
+    for step in 0..passes {
+        let (log_rem, log_r) = geometry[if dit { passes - 1 - step } else { step }];
+        let (first, last) = (step == 0, step + 1 == passes);
+        let mut a = PassArgs {
+            dit,
+            data,
+            b: 0,
+            c: 0,
+            out: 0,
+            tw: tables.at(TableLayout::TW_LO),
+            scale_hi: 0,
+            scale_lo: 0,
+            log_n,
+            log_rem,
+            log_r,
+            valid: 1 << log_n,
+            out_len: 0,
+            flags: if inverse { FLAG_INVERSE } else { 0 },
+        };
+        if first {
+            if let Some(v) = ends.valid {
+                a.valid = v;
+            }
+            if let Some((b, c)) = ends.pointwise {
+                (a.b, a.c) = (b, c);
+                a.flags |= FLAG_POINTWISE;
+            }
+            if let Some((hi, lo)) = ends.scale_in {
+                (a.scale_hi, a.scale_lo) = (hi, lo);
+                a.flags |= FLAG_SCALE_ON_LOAD;
+            }
+        }
+        if last {
+            if let Some((hi, lo)) = ends.scale_out {
+                (a.scale_hi, a.scale_lo) = (hi, lo);
+            }
+            if let Some((out, len)) = ends.scatter {
+                (a.out, a.out_len) = (out, len);
+                a.flags |= FLAG_SCATTER;
+            }
+        }
+        emit(&a);
+    }
+}
+
+/// An in-place NTT of the `2^log_n` elements at `data`.
+///
+/// * forward: `X[k] = Σ_j x[j] ω^(jk)` (bellperson `fft`);
+/// * forward coset: `x[j]` first multiplied by `g^j` (bellperson `coset_fft`);
+/// * inverse: with `ω⁻¹` and times `1/N` (bellperson `ifft`);
+/// * inverse coset: the inverse, then element `j` times `g^-j`
+///   (bellperson `icoset_fft`).
+///
+/// `order` says how input and output are laid out; indices above are
+/// natural, element `k` being at position `bitrev(k)` in bit-reversed order.
+#[allow(clippy::too_many_arguments)]
+pub fn ntt(
+    log_n: u32,
+    max_bits: u32,
+    dir: Direction,
+    order: Order,
+    coset: bool,
+    data: u64,
+    tables: &Tables,
+    mut emit: impl FnMut(&PassArgs),
+) {
+    let inverse = dir == Direction::Inverse;
+    let mut ends = Ends::default();
+    match (inverse, coset) {
+        (false, false) => {}
+        (false, true) => ends.scale_in = Some(tables.coset_forward()),
+        (true, false) => ends.scale_out = Some(tables.scale(Scale::InvN, log_n)),
+        (true, true) => ends.scale_out = Some(tables.scale(Scale::CosetInvN, log_n)),
+    }
+    transform(
+        log_n,
+        max_bits,
+        order == Order::BitrevToNatural,
+        inverse,
+        data,
+        tables,
+        ends,
+        &mut emit,
+    );
+}
+
+/// The H step of Groth16 on a 2^`log_n` domain, all on the device:
+///
+/// `a`, `b`, `c` hold `2^log_n` elements each, of which the first `valid`
+/// are the evaluations (the rest is read as zero, whatever it holds); all
+/// three are overwritten. `out` receives the `2^log_n − 1` coefficients of
+/// `h = (a·b − c) / Z` in natural order, exactly bellperson's (see
+/// `cuzk::cpu::h::h_coefficients`).
+///
+/// The order chain (no bit-reversal pass anywhere):
+///
+/// 1. for `x` in `a, b, c`: inverse DIF (ω⁻¹), natural evaluations →
+///    bit-reversed coefficients; zero padding fused into the first pass;
+///    the last pass multiplies coefficient `k` (natural index, i.e. at
+///    position `bitrev(k)`) by `g^k / N`: bellperson's `1/N` of `ifft` and
+///    the `g^k` of `coset_fft` in one factor.
+/// 2. forward DIT (ω), bit-reversed coefficients → natural evaluations on
+///    the coset `g·⟨ω⟩`.
+/// 3. inverse DIF (ω⁻¹) on `a`: the first pass loads `a·b − c` (pointwise,
+///    order-independent); natural evaluations → bit-reversed coefficients,
+///    and the last pass writes coefficient `k` to `out[k]` (natural order)
+///    times `g^-k · (g^N − 1)^-1 / N`: `divide_by_z_on_coset`, `ifft`'s
+///    `1/N` and `icoset_fft`'s `g^-k` in one factor; `k = N − 1` (zero
+///    for a satisfied circuit; bellperson drops it) is not written.
+///
+/// Launches: 3 · 2 + 1 transforms of `⌈log_n / max_bits⌉` passes each.
+#[allow(clippy::too_many_arguments)]
+pub fn h_step(
+    log_n: u32,
+    max_bits: u32,
+    valid: u32,
+    a: u64,
+    b: u64,
+    c: u64,
+    out: u64,
+    tables: &Tables,
+    mut emit: impl FnMut(&PassArgs),
+) {
+    if log_n == 0 {
+        return; // h has no coefficients
+    }
+    for x in [a, b, c] {
+        let ends = Ends {
+            valid: Some(valid),
+            scale_out: Some(tables.scale(Scale::CosetFwdInvN, log_n)),
+            ..Ends::default()
+        };
+        transform(log_n, max_bits, false, true, x, tables, ends, &mut emit);
+        transform(
+            log_n,
+            max_bits,
+            true,
+            false,
+            x,
+            tables,
+            Ends::default(),
+            &mut emit,
+        );
+    }
+    let ends = Ends {
+        pointwise: Some((b, c)),
+        scale_out: Some(tables.scale(Scale::HFinal, log_n)),
+        scatter: Some((out, ((1u64 << log_n) - 1) as u32)),
+        ..Ends::default()
+    };
+    transform(log_n, max_bits, false, true, a, tables, ends, &mut emit);
+}
+
+// Keeps the table halves and the pass kernels' indexing in agreement.
+const _: () = assert!(TableLayout::TW_HI == TableLayout::TW_LO + HALF);

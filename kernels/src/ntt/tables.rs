@@ -1,0 +1,245 @@
+//! The precomputed tables every transform reads: roots of unity and the
+//! per-element scale factors of the coset and inverse transforms.
+//!
+//! All tables live back to back in one buffer of Fr elements (Montgomery
+//! form, 4 words each) whose layout [`TableLayout`] defines. They are
+//! filled by the `ntt_powers` kernel, one launch per [`Job`]: entry `i` of
+//! a job is `first · base^i`, with `base` and `first` computed on the host
+//! (a handful of field operations).
+//!
+//! * Roots: `W` is the primitive 2^32-th root of unity `ROOT_OF_UNITY` of
+//!   blstrs/bellperson, so the root of a 2^k domain is `W^(2^(32-k))`,
+//!   exactly the ω bellperson uses. Any power `W^x`, `x` a `u32`, is
+//!   `TW_HI[x >> 16] · TW_LO[x & 0xffff]`; powers of ω for transforms up to
+//!   2^16 need only `TW_HI`. Inverse roots are `W^(-x) = W^(2^32 - x)`:
+//!   a wrapping negation of the index, no separate table.
+//! * Scales: the coset and inverse transforms multiply element `k`
+//!   (natural index) by `c · h^k` for `h ∈ {g, g⁻¹}` (g = 7, bellperson's
+//!   `MULTIPLICATIVE_GENERATOR`) and a constant `c`: computed as
+//!   `HI[k >> 16] · LO[k & 0xffff]` where `LO[i] = h^i` and `HI[j] =
+//!   c · h^(j·2^16)`. The constant is folded into the small `HI` tables,
+//!   one per domain size and constant.
+
+use crate::ff::{Field, Fr};
+
+/// Entries of each of the 16-bit ("lo") and 16-bit ("hi") halves.
+pub const HALF: u32 = 1 << 16;
+
+/// The largest supported transform, 2^31 (element indices are `u32`).
+pub const MAX_LOG: u32 = 31;
+
+/// `ROOT_OF_UNITY` of blstrs (a primitive 2^32-th root of unity), in
+/// Montgomery form.
+pub const ROOT_OF_UNITY: Fr = Fr::from_raw([
+    0xb9b5_8d8c_5f0e_466a,
+    0x5b1b_4c80_1819_d7ec,
+    0x0af5_3ae3_52a3_1e64,
+    0x5bf3_adda_19e9_b27b,
+]);
+
+#[cfg(not(target_arch = "nvptx64"))]
+/// `MULTIPLICATIVE_GENERATOR` of blstrs: 7.
+#[inline(always)]
+pub fn generator() -> Fr {
+    Fr::from_canonical(&[7, 0, 0, 0])
+}
+
+/// The root of unity of a 2^`log_n` domain, as bellperson computes it:
+/// `ROOT_OF_UNITY` squared `32 - log_n` times.
+#[cfg(not(target_arch = "nvptx64"))]
+pub fn omega(log_n: u32) -> Fr {
+    let mut w = ROOT_OF_UNITY;
+    for _ in log_n..32 {
+        w = w.square();
+    }
+    w
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+/// Entries of a "hi" scale table for a 2^`log_n` domain.
+#[inline(always)]
+pub const fn hi_count(log_n: u32) -> u32 {
+    if log_n > 16 {
+        1 << (log_n - 16)
+    } else {
+        1
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+/// Offsets (in Fr elements) of every table, for domains up to 2^`max_log`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableLayout {
+    pub max_log: u32,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+/// Which constant a per-size scale table folds in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scale {
+    /// `1/N` alone (plain inverse): one entry, no `LO` table.
+    InvN,
+    /// `g^k / N`: the H step's coset scaling after its first inverse.
+    CosetFwdInvN,
+    /// `g^-k / N`: inverse coset transform.
+    CosetInvN,
+    /// `g^-k · (g^N - 1)^-1 / N`: the H step's final scaling (division by
+    /// Z on the coset folded in).
+    HFinal,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl TableLayout {
+    pub const TW_LO: u32 = 0;
+    pub const TW_HI: u32 = HALF;
+    /// `g^i`, `i < 2^16`.
+    pub const G_LO: u32 = 2 * HALF;
+    /// `g^-i`, `i < 2^16`.
+    pub const GI_LO: u32 = 3 * HALF;
+    /// `g^(j·2^16)` for `j < hi_count(max_log)` (coset forward, no constant).
+    pub const G_HI: u32 = 4 * HALF;
+
+    /// # Panics
+    /// If `max_log > MAX_LOG` (host-side construction only).
+    pub const fn new(max_log: u32) -> Self {
+        assert!(max_log <= MAX_LOG, "NTT tables support domains up to 2^31");
+        TableLayout { max_log }
+    }
+
+    /// First entry of the per-size tables of a 2^`log_n` domain.
+    const fn per_size(&self, log_n: u32) -> u32 {
+        let mut at = Self::G_HI + hi_count(self.max_log);
+        let mut l = 0;
+        while l < log_n {
+            at += 1 + 3 * hi_count(l);
+            l += 1;
+        }
+        at
+    }
+
+    /// Offset of the `HI` table of `scale` for a 2^`log_n` domain.
+    pub const fn scale_hi(&self, scale: Scale, log_n: u32) -> u32 {
+        let at = self.per_size(log_n);
+        let h = hi_count(log_n);
+        match scale {
+            Scale::InvN => at,
+            Scale::CosetFwdInvN => at + 1,
+            Scale::CosetInvN => at + 1 + h,
+            Scale::HFinal => at + 1 + 2 * h,
+        }
+    }
+
+    /// Total Fr elements of the table buffer.
+    pub const fn entries(&self) -> u32 {
+        self.per_size(self.max_log + 1)
+    }
+
+    /// Total `u64` words of the table buffer.
+    pub const fn words(&self) -> usize {
+        self.entries() as usize * 4
+    }
+
+    /// Calls `f` with every table-filling job (host side).
+    #[cfg(not(target_arch = "nvptx64"))]
+    pub fn for_each_job(&self, mut f: impl FnMut(Job)) {
+        let one = Fr::ONE;
+        let w = ROOT_OF_UNITY;
+        let g = generator();
+        let g_inv = g.inverse();
+        let pow16 = |x: Fr| {
+            let mut y = x;
+            for _ in 0..16 {
+                y = y.square();
+            }
+            y
+        };
+        f(Job {
+            offset: Self::TW_LO,
+            count: HALF,
+            base: w,
+            first: one,
+        });
+        f(Job {
+            offset: Self::TW_HI,
+            count: HALF,
+            base: pow16(w),
+            first: one,
+        });
+        f(Job {
+            offset: Self::G_LO,
+            count: HALF,
+            base: g,
+            first: one,
+        });
+        f(Job {
+            offset: Self::GI_LO,
+            count: HALF,
+            base: g_inv,
+            first: one,
+        });
+        f(Job {
+            offset: Self::G_HI,
+            count: hi_count(self.max_log),
+            base: pow16(g),
+            first: one,
+        });
+        let mut g_pow_n = g; // g^(2^log_n)
+        let two_inv = Fr::from_canonical(&[2, 0, 0, 0]).inverse();
+        let mut n_inv = one; // 1 / 2^log_n
+        for log_n in 0..=self.max_log {
+            let h = hi_count(log_n);
+            let zinv = (g_pow_n - one).inverse();
+            f(Job {
+                offset: self.scale_hi(Scale::InvN, log_n),
+                count: 1,
+                base: one,
+                first: n_inv,
+            });
+            f(Job {
+                offset: self.scale_hi(Scale::CosetFwdInvN, log_n),
+                count: h,
+                base: pow16(g),
+                first: n_inv,
+            });
+            f(Job {
+                offset: self.scale_hi(Scale::CosetInvN, log_n),
+                count: h,
+                base: pow16(g_inv),
+                first: n_inv,
+            });
+            f(Job {
+                offset: self.scale_hi(Scale::HFinal, log_n),
+                count: h,
+                base: pow16(g_inv),
+                first: zinv * n_inv,
+            });
+            g_pow_n = g_pow_n.square();
+            n_inv = n_inv * two_inv;
+        }
+    }
+}
+
+/// Entries `offset + i`, `i < count`, of the table buffer are `first · base^i`.
+#[cfg(not(target_arch = "nvptx64"))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Job {
+    pub offset: u32,
+    pub count: u32,
+    pub base: Fr,
+    pub first: Fr,
+}
+
+/// `base^e` by square-and-multiply over the bits of `e`.
+#[inline(always)]
+pub fn pow_u32(base: Fr, e: u32) -> Fr {
+    let mut acc = Fr::ONE;
+    let mut bit = 32 - e.leading_zeros();
+    while bit > 0 {
+        bit -= 1;
+        acc = acc.square();
+        if (e >> bit) & 1 == 1 {
+            acc = acc * base;
+        }
+    }
+    acc
+}

@@ -1,0 +1,638 @@
+//! The MSM pipeline on the host: every step of `msm::plan` run through the
+//! host builds of the kernels (sequential "grid", one-lane "warps"), with
+//! kernel parameters taken from `Step::args()` exactly as the CUDA driver
+//! passes them, against blstrs.
+//!
+//! The host build runs the kernels one thread at a time, so sizes stay small;
+//! the window size, chunk lengths and segment counts are forced to small
+//! values instead to reach every path (many windows, multi-level bucket
+//! reduction, one segment per bucket, …).
+
+mod common;
+
+use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
+use common::curves::{random_points, TestCurve, G1, G2};
+use common::{from_limbs, seeded_rng, Pod};
+use cuzk_kernels::gpu::msm as k;
+use cuzk_kernels::msm::digits::{num_windows, SignedDigits, MAX_WINDOW_BITS};
+use cuzk_kernels::msm::plan::{
+    default_window_bits, msm_scratch_bytes, scan_layout, scan_steps, Curve, MsmConfig, MsmIo,
+    MsmPlan, Step,
+};
+use ff::{Field, PrimeField};
+use group::prime::PrimeCurveAffine;
+use group::{Curve as _, Group};
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+// ---------------------------------------------------------------------------
+// Running a plan on the host
+
+/// Runs one step through the host kernels, with the parameters from
+/// `Step::args()` in declaration order (as the CUDA launcher does).
+unsafe fn exec(curve: Curve, step: Step) {
+    let (a, n) = step.args();
+    let p32 = |i: usize| a[i] as *mut u32;
+    let p64 = |i: usize| a[i] as *mut u64;
+    let u = |i: usize| a[i] as u32;
+    let g1 = curve == Curve::G1;
+    match step {
+        Step::ZeroU32 { dst, len } => std::ptr::write_bytes(dst as *mut u32, 0, len),
+        Step::CopyU32 { src, dst, len } => {
+            std::ptr::copy_nonoverlapping(src as *const u32, dst as *mut u32, len)
+        }
+        Step::Popcount { .. } => {
+            assert_eq!(n, 3);
+            k::msm_popcount(p64(0), u(1), p32(2))
+        }
+        Step::ScanReduce { .. } => {
+            assert_eq!(n, 3);
+            k::msm_scan_reduce(p32(0), u(1), p32(2))
+        }
+        Step::ScanApply { .. } => {
+            assert_eq!(n, 3);
+            k::msm_scan_apply(p32(0), u(1), p32(2))
+        }
+        Step::Histogram { .. } => {
+            assert_eq!(n, 9);
+            k::msm_histogram(p64(0), u(1), p64(2), p32(3), u(4), u(5), u(6), u(7), p32(8))
+        }
+        Step::Scatter { .. } => {
+            assert_eq!(n, 10);
+            k::msm_scatter(
+                p64(0),
+                u(1),
+                p64(2),
+                p32(3),
+                u(4),
+                u(5),
+                u(6),
+                u(7),
+                p32(8),
+                p32(9),
+            )
+        }
+        Step::Accumulate0 { .. } => {
+            assert_eq!(n, 9);
+            let f = if g1 {
+                k::msm_g1_accumulate0
+            } else {
+                k::msm_g2_accumulate0
+            };
+            f(
+                p64(0),
+                p32(1),
+                p32(2),
+                u(3),
+                u(4),
+                u(5),
+                p32(6),
+                p64(7),
+                p64(8),
+            )
+        }
+        Step::Accumulate { .. } => {
+            assert_eq!(n, 9);
+            let f = if g1 {
+                k::msm_g1_accumulate
+            } else {
+                k::msm_g2_accumulate
+            };
+            f(
+                p32(0),
+                p64(1),
+                u(2),
+                u(3),
+                u(4),
+                p32(5),
+                p64(6),
+                p64(7),
+                u(8),
+            )
+        }
+        Step::Segments { .. } => {
+            assert_eq!(n, 6);
+            let f = if g1 {
+                k::msm_g1_segments
+            } else {
+                k::msm_g2_segments
+            };
+            f(p64(0), p32(1), u(2), u(3), u(4), p64(5))
+        }
+        Step::Combine { .. } => {
+            assert_eq!(n, 5);
+            let f = if g1 {
+                k::msm_g1_combine
+            } else {
+                k::msm_g2_combine
+            };
+            f(p64(0), u(1), u(2), u(3), p64(4))
+        }
+        Step::Finish { .. } => {
+            assert_eq!(n, 6);
+            let f = if g1 {
+                k::msm_g1_finish
+            } else {
+                k::msm_g2_finish
+            };
+            f(p64(0), u(1), p64(2), p32(3), u(4), p64(5))
+        }
+    }
+}
+
+trait MsmCurve: TestCurve {
+    const CURVE: Curve;
+}
+impl MsmCurve for G1 {
+    const CURVE: Curve = Curve::G1;
+}
+impl MsmCurve for G2 {
+    const CURVE: Curve = Curve::G2;
+}
+
+fn limbs<T: Pod>(v: &[T]) -> Vec<u64> {
+    common::as_limbs(v).to_vec()
+}
+
+/// One MSM through the plan on the host.
+fn host_msm<C: MsmCurve>(
+    bases: &[C::Affine],
+    base_offset: usize,
+    scalars: &[Scalar],
+    density: Option<&[u64]>,
+    config: &MsmConfig,
+) -> C::Projective
+where
+    C::Affine: Pod,
+{
+    let plan = MsmPlan::new(scalars.len(), C::CURVE, config).expect("plan");
+    // Poisoned arena: whatever the pipeline reads without writing first
+    // shows up as garbage, not as a lucky zero.
+    let mut arena = vec![0xa5a5_a5a5_a5a5_a5a5u64; plan.scratch_words()];
+    let base_limbs = limbs(bases);
+    let scalar_limbs = limbs(scalars);
+    let density: Option<Vec<u64>> = density.map(|d| d.to_vec());
+    let mut out = vec![0xdead_beefu64; C::CURVE.jacobian_limbs()];
+    let io = MsmIo {
+        bases: base_limbs.as_ptr() as u64,
+        n_bases: bases.len() as u32,
+        base_offset: base_offset as u32,
+        scalars: scalar_limbs.as_ptr() as u64,
+        density: density.as_ref().map_or(0, |d| d.as_ptr() as u64),
+        out: out.as_mut_ptr() as u64,
+    };
+    plan.steps::<()>(&io, arena.as_mut_ptr() as u64, |step| {
+        // SAFETY: the plan sizes every buffer; inputs live until here.
+        unsafe { exec(C::CURVE, step) };
+        Ok(())
+    })
+    .unwrap();
+    from_limbs::<C::Projective>(&out)[0]
+}
+
+fn naive<C: TestCurve>(pairs: impl Iterator<Item = (C::Affine, Scalar)>) -> C::Projective
+where
+    C::Projective: std::ops::Mul<Scalar, Output = C::Projective> + From<C::Affine>,
+{
+    pairs.fold(C::Projective::identity(), |acc, (b, s)| {
+        acc + C::Projective::from(b) * s
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Inputs
+
+fn affine<C: TestCurve>(points: &[C::Projective]) -> Vec<C::Affine> {
+    let mut out = vec![C::Affine::identity(); points.len()];
+    C::Projective::batch_normalize(points, &mut out);
+    out
+}
+
+/// Random bases with identities, repeats and negations sprinkled in, so
+/// buckets see P + P, P + (−P) and identity additions.
+fn bases<C: TestCurve>(rng: &mut ChaCha8Rng, n: usize) -> Vec<C::Affine> {
+    let mut b = affine::<C>(&random_points::<C>(rng, n));
+    for i in 0..n {
+        match rng.gen_range(0..16) {
+            0 => b[i] = C::Affine::identity(),
+            1 if i > 0 => b[i] = b[rng.gen_range(0..i)],
+            2 if i > 0 => b[i] = -b[rng.gen_range(0..i)],
+            _ => {}
+        }
+    }
+    b
+}
+
+fn canonical(s: &Scalar) -> [u64; 4] {
+    let repr = s.to_repr();
+    let mut l = [0u64; 4];
+    for (i, chunk) in repr.as_ref().chunks(8).enumerate() {
+        l[i] = u64::from_le_bytes(chunk.try_into().unwrap());
+    }
+    l
+}
+
+fn r_minus(k: u64) -> Scalar {
+    -Scalar::from(k)
+}
+
+/// Random scalars with edge values mixed in: 0, 1, 2, r−1, r−2, small
+/// values, powers of two, values with long runs of ones (carry chains).
+fn scalars(rng: &mut ChaCha8Rng, n: usize) -> Vec<Scalar> {
+    (0..n)
+        .map(|_| match rng.gen_range(0..12) {
+            0 => Scalar::ZERO,
+            1 => Scalar::ONE,
+            2 => r_minus(1),
+            3 => r_minus(rng.gen_range(2..1000)),
+            4 => Scalar::from(rng.gen_range(2..1 << 20)),
+            5 => Scalar::from(2).pow_vartime([rng.gen_range(0..255)]),
+            6 => Scalar::from(2).pow_vartime([rng.gen_range(1..255)]) - Scalar::ONE,
+            _ => Scalar::random(&mut *rng),
+        })
+        .collect()
+}
+
+fn check<C: MsmCurve>(
+    what: &str,
+    seed: u64,
+    bases: &[C::Affine],
+    scalars: &[Scalar],
+    config: &MsmConfig,
+) where
+    C::Affine: Pod,
+    C::Projective: std::ops::Mul<Scalar, Output = C::Projective> + From<C::Affine>,
+{
+    let got = host_msm::<C>(bases, 0, scalars, None, config);
+    let want = naive::<C>(bases.iter().copied().zip(scalars.iter().copied()));
+    assert!(
+        got == want,
+        "{what}: n = {}, config {config:?}: wrong result (seed {seed})",
+        scalars.len()
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Tests
+
+#[test]
+fn window_counts_leave_room_for_the_signed_carry() {
+    assert_eq!(num_windows(1), 256);
+    assert_eq!(num_windows(8), 32);
+    assert_eq!(num_windows(13), 20);
+    assert_eq!(num_windows(15), 18); // 15 · 17 = 255: no spare bit
+    assert_eq!(num_windows(16), 16);
+    assert_eq!(num_windows(17), 16); // 17 · 15 = 255
+    assert_eq!(num_windows(18), 15);
+    assert_eq!(default_window_bits(1), 2);
+    assert_eq!(default_window_bits(1 << 10), 7);
+    assert_eq!(default_window_bits(1 << 16), 12);
+    assert_eq!(default_window_bits(1 << 20), 16);
+    assert_eq!(default_window_bits(1 << 24), 18);
+}
+
+#[test]
+fn signed_digits_reconstruct_the_scalar() {
+    let (mut rng, seed) = seeded_rng("signed_digits_reconstruct_the_scalar");
+    let mut values = scalars(&mut rng, 2000);
+    values.extend([
+        Scalar::ZERO,
+        Scalar::ONE,
+        r_minus(1),
+        Scalar::from(u64::MAX),
+    ]);
+    for c in 1..=MAX_WINDOW_BITS {
+        let half = 1u32 << (c - 1);
+        let radix = Scalar::from(2).pow_vartime([c as u64]);
+        for s in &values {
+            let limbs = canonical(s);
+            let mut digits = SignedDigits::new(limbs, c);
+            let mut sum = Scalar::ZERO;
+            let mut weight = Scalar::ONE;
+            for _ in 0..num_windows(c) {
+                let (mag, neg) = digits.next_digit();
+                assert!(mag <= half, "c = {c}: digit {mag} > {half} (seed {seed})");
+                let d = Scalar::from(mag as u64) * weight;
+                sum += if neg { -d } else { d };
+                weight *= radix;
+            }
+            assert_eq!(sum, *s, "c = {c}: digits do not add up (seed {seed})");
+        }
+    }
+}
+
+#[test]
+fn scan_is_an_exclusive_prefix_sum() {
+    let (mut rng, seed) = seeded_rng("scan_is_an_exclusive_prefix_sum");
+    for len in [
+        0u32,
+        1,
+        2,
+        31,
+        32,
+        33,
+        63,
+        64,
+        65,
+        1023,
+        1024,
+        1025,
+        32 * 32 * 32 + 5,
+        100_000,
+    ] {
+        let (layout, words) = scan_layout(len, 0);
+        let mut arena = vec![0xa5a5_a5a5_a5a5_a5a5u64; words.max(1)];
+        let values: Vec<u32> = (0..len).map(|_| rng.gen_range(0..1000)).collect();
+        // SAFETY: level 0 of the layout starts at word 0 and holds `len` u32.
+        let data =
+            unsafe { std::slice::from_raw_parts_mut(arena.as_mut_ptr() as *mut u32, len as usize) };
+        data.copy_from_slice(&values);
+        scan_steps::<()>(&layout, arena.as_mut_ptr() as u64, &mut |step| {
+            unsafe { exec(Curve::G1, step) };
+            Ok(())
+        })
+        .unwrap();
+        let data =
+            unsafe { std::slice::from_raw_parts(arena.as_ptr() as *const u32, len as usize) };
+        let mut acc = 0u32;
+        for (i, v) in values.iter().enumerate() {
+            assert_eq!(data[i], acc, "len {len}, index {i} (seed {seed})");
+            acc += v;
+        }
+    }
+}
+
+#[test]
+fn g1_every_size_up_to_80_default_and_small_windows() {
+    let (mut rng, seed) = seeded_rng("g1_every_size_up_to_80");
+    let b = bases::<G1>(&mut rng, 80);
+    for n in 0..=80 {
+        let s = scalars(&mut rng, n);
+        check::<G1>("default", seed, &b[..n], &s, &MsmConfig::default());
+        let config = MsmConfig {
+            window_bits: rng.gen_range(1..=9),
+            chunk0: rng.gen_range(1..=8),
+            chunk: rng.gen_range(4..=6),
+            segments_log: None,
+        };
+        check::<G1>("small chunks", seed, &b[..n], &s, &config);
+    }
+}
+
+#[test]
+fn g2_small_sizes() {
+    let (mut rng, seed) = seeded_rng("g2_small_sizes");
+    let b = bases::<G2>(&mut rng, 64);
+    for n in [0usize, 1, 2, 3, 5, 17, 33, 64] {
+        let s = scalars(&mut rng, n);
+        check::<G2>("default", seed, &b[..n], &s, &MsmConfig::default());
+        let config = MsmConfig {
+            window_bits: rng.gen_range(2..=7),
+            chunk0: 3,
+            chunk: 4,
+            segments_log: Some(1),
+        };
+        check::<G2>("small chunks", seed, &b[..n], &s, &config);
+    }
+}
+
+#[test]
+fn every_window_size_and_segment_split() {
+    let (mut rng, seed) = seeded_rng("every_window_size_and_segment_split");
+    let b = bases::<G1>(&mut rng, 40);
+    let s = scalars(&mut rng, 40);
+    for c in 1..=12 {
+        for g in 0..c {
+            let config = MsmConfig {
+                window_bits: c,
+                segments_log: Some(g),
+                ..MsmConfig::default()
+            };
+            check::<G1>("window/segments", seed, &b, &s, &config);
+        }
+    }
+}
+
+#[test]
+fn larger_window_sizes() {
+    let (mut rng, seed) = seeded_rng("larger_window_sizes");
+    let b = bases::<G1>(&mut rng, 30);
+    let s = scalars(&mut rng, 30);
+    for c in [13, 14, 15, 16] {
+        check::<G1>(
+            "large window",
+            seed,
+            &b,
+            &s,
+            &MsmConfig {
+                window_bits: c,
+                ..MsmConfig::default()
+            },
+        );
+    }
+}
+
+#[test]
+fn skewed_buckets_go_through_many_levels() {
+    let (mut rng, seed) = seeded_rng("skewed_buckets_go_through_many_levels");
+    let n = 300;
+    let b = bases::<G1>(&mut rng, n);
+    let same = Scalar::random(&mut rng);
+    let small = Scalar::from(5);
+    let cases: Vec<(&str, Vec<Scalar>)> = vec![
+        ("all equal", vec![same; n]),
+        ("all five", vec![small; n]),
+        ("all one", vec![Scalar::ONE; n]),
+        ("all zero", vec![Scalar::ZERO; n]),
+        ("all r-1", vec![r_minus(1); n]),
+        (
+            "90% zero or one",
+            (0..n)
+                .map(|_| match rng.gen_range(0..10) {
+                    0..=4 => Scalar::ZERO,
+                    5..=8 => Scalar::ONE,
+                    _ => Scalar::random(&mut rng),
+                })
+                .collect(),
+        ),
+    ];
+    for (what, s) in &cases {
+        for config in [
+            MsmConfig::default(),
+            MsmConfig {
+                window_bits: 4,
+                chunk0: 1,
+                chunk: 4,
+                segments_log: Some(0),
+            },
+            MsmConfig {
+                window_bits: 3,
+                chunk0: 2,
+                chunk: 5,
+                segments_log: Some(2),
+            },
+            MsmConfig {
+                window_bits: 6,
+                chunk0: 7,
+                chunk: 4,
+                segments_log: Some(3),
+            },
+        ] {
+            check::<G1>(what, seed, &b, s, &config);
+        }
+    }
+    // G2 as well, one configuration.
+    let b2 = bases::<G2>(&mut rng, 64);
+    for s in [
+        vec![same; 64],
+        vec![Scalar::ONE; 64],
+        vec![Scalar::from(3); 64],
+    ] {
+        check::<G2>(
+            "G2 skew",
+            seed,
+            &b2,
+            &s,
+            &MsmConfig {
+                window_bits: 3,
+                chunk0: 2,
+                chunk: 4,
+                segments_log: Some(1),
+            },
+        );
+    }
+}
+
+#[test]
+fn identity_bases_give_the_identity() {
+    let (mut rng, seed) = seeded_rng("identity_bases_give_the_identity");
+    let b = vec![G1Affine::identity(); 50];
+    let s = scalars(&mut rng, 50);
+    check::<G1>("identity bases", seed, &b, &s, &MsmConfig::default());
+    let got = host_msm::<G1>(&b, 0, &s, None, &MsmConfig::default());
+    assert!(bool::from(got.is_identity()));
+    let b2 = vec![G2Affine::identity(); 10];
+    let got = host_msm::<G2>(&b2, 0, &s[..10], None, &MsmConfig::default());
+    assert!(bool::from(got.is_identity()));
+}
+
+/// A random bitmap over `n` variables (set bits beyond `n` in the last word
+/// too, which must be ignored).
+fn density(rng: &mut ChaCha8Rng, n: usize, p: f64) -> (Vec<u64>, Vec<bool>) {
+    let mut words = vec![0u64; n.div_ceil(64)];
+    let mut bits = vec![false; n];
+    for (i, bit) in bits.iter_mut().enumerate() {
+        if rng.gen_bool(p) {
+            *bit = true;
+            words[i / 64] |= 1 << (i % 64);
+        }
+    }
+    if !n.is_multiple_of(64) {
+        *words.last_mut().unwrap() |= !0u64 << (n % 64);
+    }
+    (words, bits)
+}
+
+fn check_density<C: MsmCurve>(rng: &mut ChaCha8Rng, seed: u64, n: usize, p: f64, config: &MsmConfig)
+where
+    C::Affine: Pod,
+    C::Projective: std::ops::Mul<Scalar, Output = C::Projective> + From<C::Affine>,
+{
+    let (words, bits) = density(rng, n, p);
+    let ones = bits.iter().filter(|b| **b).count();
+    let offset = rng.gen_range(0..20);
+    let extra = rng.gen_range(0..3);
+    let b = bases::<C>(rng, offset + ones + extra);
+    let s = scalars(rng, n);
+    let got = host_msm::<C>(&b, offset, &s, Some(&words), config);
+    let selected = s
+        .iter()
+        .zip(&bits)
+        .filter(|(_, bit)| **bit)
+        .map(|(s, _)| *s);
+    let want = naive::<C>(b[offset..].iter().copied().zip(selected));
+    assert!(
+        got == want,
+        "density n = {n}, p = {p}, offset {offset}, {config:?} (seed {seed})"
+    );
+}
+
+#[test]
+fn density_selects_scalars_and_offsets_bases() {
+    let (mut rng, seed) = seeded_rng("density_selects_scalars_and_offsets_bases");
+    for n in [0usize, 1, 63, 64, 65, 130, 200] {
+        for p in [0.0, 0.3, 0.9, 1.0] {
+            check_density::<G1>(&mut rng, seed, n, p, &MsmConfig::default());
+            let config = MsmConfig {
+                window_bits: 5,
+                chunk0: 3,
+                chunk: 4,
+                segments_log: Some(2),
+            };
+            check_density::<G1>(&mut rng, seed, n, p, &config);
+        }
+    }
+    for n in [1usize, 64, 100] {
+        check_density::<G2>(&mut rng, seed, n, 0.5, &MsmConfig::default());
+    }
+}
+
+#[test]
+fn plan_rejects_bad_settings_and_sizes_scratch() {
+    let bad = |c: MsmConfig| MsmPlan::new(10, Curve::G1, &c).is_err();
+    assert!(bad(MsmConfig {
+        window_bits: 23,
+        ..MsmConfig::default()
+    }));
+    assert!(bad(MsmConfig {
+        chunk: 3,
+        ..MsmConfig::default()
+    }));
+    assert!(bad(MsmConfig {
+        window_bits: 4,
+        segments_log: Some(4),
+        ..MsmConfig::default()
+    }));
+    assert!(MsmPlan::new(1 << 31, Curve::G1, &MsmConfig::default()).is_err());
+    // n · W ≥ 2^32 entries cannot be positioned with u32.
+    assert!(MsmPlan::new(
+        1 << 28,
+        Curve::G1,
+        &MsmConfig {
+            window_bits: 8,
+            ..MsmConfig::default()
+        }
+    )
+    .is_err());
+    let g1 = msm_scratch_bytes(1 << 20, Curve::G1, 16).unwrap();
+    let g2 = msm_scratch_bytes(1 << 20, Curve::G2, 16).unwrap();
+    assert!(
+        g2 > g1 && g1 > (1 << 20) * 16 * 4,
+        "scratch G1 {g1}, G2 {g2}"
+    );
+    for n in [0usize, 1, 1000, 1 << 20, 1 << 24] {
+        let plan = MsmPlan::new(n, Curve::G1, &MsmConfig::default()).unwrap();
+        println!(
+            "n = {n}: c = {}, W = {}, chunk0 = {}, threads0 = {}, levels = {}, scratch = {:.1} MiB",
+            plan.c,
+            plan.windows,
+            plan.chunk0,
+            plan.threads0,
+            plan.n_levels,
+            plan.scratch_bytes() as f64 / (1 << 20) as f64
+        );
+    }
+}
+
+#[test]
+fn projective_result_layout_is_blst() {
+    // One base, scalar 2: a doubled point, not normalised; compares with
+    // blstrs through `==`, which checks the Jacobian interpretation.
+    let (mut rng, _) = seeded_rng("projective_result_layout_is_blst");
+    let p: G1Affine = G1Projective::random(&mut rng).to_affine();
+    let got = host_msm::<G1>(&[p], 0, &[Scalar::from(2)], None, &MsmConfig::default());
+    assert_eq!(got, G1Projective::from(p).double());
+    let q: G2Affine = G2Projective::random(&mut rng).to_affine();
+    let got = host_msm::<G2>(&[q], 0, &[r_minus(1)], None, &MsmConfig::default());
+    assert_eq!(got, -G2Projective::from(q));
+}

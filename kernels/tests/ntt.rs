@@ -1,0 +1,559 @@
+//! The NTT kernels' host build (the same pass code the GPU runs, with its
+//! thread blocks executed one thread at a time) against a reference NTT
+//! written directly over blstrs, following bellperson's `EvaluationDomain`
+//! step by step. Runs in CI; `tests/gpu_ntt.rs` checks the GPU build
+//! against bellperson itself.
+
+use std::sync::OnceLock;
+
+use blstrs::Scalar;
+use cuzk_kernels::ff::Fr;
+use cuzk_kernels::ntt::host::{fill_tables, run_pass};
+use cuzk_kernels::ntt::plan::{self, pass_bits, Direction, Order, PassArgs, Tables, MAX_PASS_BITS};
+use cuzk_kernels::ntt::tables::{omega, Scale, TableLayout, HALF, ROOT_OF_UNITY};
+use ff::{Field, PrimeField};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// Largest domain these tests use; the tables are built for it.
+const MAX_LOG: u32 = 18;
+
+fn seeded(test: &str) -> ChaCha8Rng {
+    let seed = match std::env::var("CUZK_TEST_SEED") {
+        Ok(s) => s.parse().expect("CUZK_TEST_SEED must be a u64"),
+        Err(_) => rand::random(),
+    };
+    println!("{test}: seed {seed} (replay with CUZK_TEST_SEED={seed})");
+    ChaCha8Rng::seed_from_u64(seed)
+}
+
+fn limbs(s: &Scalar) -> [u64; 4] {
+    // SAFETY: blstrs::Scalar is repr(transparent) over blst_fr { l: [u64; 4] }.
+    unsafe { std::mem::transmute::<Scalar, [u64; 4]>(*s) }
+}
+
+fn scalar(l: [u64; 4]) -> Scalar {
+    let s = unsafe { std::mem::transmute::<[u64; 4], Scalar>(l) };
+    assert!(bool::from(Scalar::from_repr(s.to_repr()).is_some()));
+    s
+}
+
+fn to_words(v: &[Scalar]) -> Vec<u64> {
+    v.iter().flat_map(limbs).collect()
+}
+
+fn from_words(w: &[u64]) -> Vec<Scalar> {
+    w.chunks_exact(4)
+        .map(|c| scalar(c.try_into().unwrap()))
+        .collect()
+}
+
+fn random(rng: &mut ChaCha8Rng, n: usize) -> Vec<Scalar> {
+    (0..n).map(|_| Scalar::random(&mut *rng)).collect()
+}
+
+fn bitrev_perm<T: Copy>(v: &[T]) -> Vec<T> {
+    let log_n = v.len().trailing_zeros();
+    (0..v.len())
+        .map(|i| {
+            v[if log_n == 0 {
+                0
+            } else {
+                i.reverse_bits() >> (usize::BITS - log_n)
+            }]
+        })
+        .collect()
+}
+
+// ---- reference: bellperson's EvaluationDomain, transcribed over blstrs ----
+
+fn ref_omega(log_n: u32) -> Scalar {
+    let mut w = Scalar::ROOT_OF_UNITY;
+    for _ in log_n..Scalar::S {
+        w = w.square();
+    }
+    w
+}
+
+/// ec-gpu-gen's `serial_fft`: natural in, natural out.
+fn ref_fft(a: &mut [Scalar], omega: Scalar) {
+    let n = a.len();
+    let log_n = n.trailing_zeros();
+    for k in 0..n {
+        let rk = if log_n == 0 {
+            0
+        } else {
+            k.reverse_bits() >> (usize::BITS - log_n)
+        };
+        if k < rk {
+            a.swap(k, rk);
+        }
+    }
+    let mut m = 1;
+    while m < n {
+        let w_m = omega.pow_vartime([(n / (2 * m)) as u64]);
+        for k in (0..n).step_by(2 * m) {
+            let mut w = Scalar::ONE;
+            for j in 0..m {
+                let t = a[k + j + m] * w;
+                a[k + j + m] = a[k + j] - t;
+                a[k + j] += t;
+                w *= w_m;
+            }
+        }
+        m *= 2;
+    }
+}
+
+fn distribute_powers(a: &mut [Scalar], g: Scalar) {
+    let mut u = Scalar::ONE;
+    for v in a.iter_mut() {
+        *v *= u;
+        u *= g;
+    }
+}
+
+fn reference(a: &[Scalar], dir: Direction, coset: bool) -> Vec<Scalar> {
+    let mut a = a.to_vec();
+    let log_n = a.len().trailing_zeros();
+    let g = Scalar::MULTIPLICATIVE_GENERATOR;
+    match dir {
+        Direction::Forward => {
+            if coset {
+                distribute_powers(&mut a, g);
+            }
+            ref_fft(&mut a, ref_omega(log_n));
+        }
+        Direction::Inverse => {
+            ref_fft(&mut a, ref_omega(log_n).invert().unwrap());
+            let minv = Scalar::from(a.len() as u64).invert().unwrap();
+            a.iter_mut().for_each(|v| *v *= minv);
+            if coset {
+                distribute_powers(&mut a, g.invert().unwrap());
+            }
+        }
+    }
+    a
+}
+
+/// `cuzk::cpu::h::h_coefficients`, i.e. bellperson's H, transcribed.
+fn reference_h(a: &[Scalar], b: &[Scalar], c: &[Scalar], log_n: u32) -> Vec<Scalar> {
+    let n = 1usize << log_n;
+    let pad = |v: &[Scalar]| {
+        let mut v = v.to_vec();
+        v.resize(n, Scalar::ZERO);
+        v
+    };
+    let ev = |v: &[Scalar]| {
+        reference(
+            &reference(&pad(v), Direction::Inverse, false),
+            Direction::Forward,
+            true,
+        )
+    };
+    let (a, b, c) = (ev(a), ev(b), ev(c));
+    let g = Scalar::MULTIPLICATIVE_GENERATOR;
+    let zinv = (g.pow_vartime([n as u64]) - Scalar::ONE).invert().unwrap();
+    let h: Vec<Scalar> = (0..n).map(|i| (a[i] * b[i] - c[i]) * zinv).collect();
+    let mut h = reference(&h, Direction::Inverse, true);
+    h.pop();
+    h
+}
+
+// ---- running the kernels' schedules on the host ----
+
+fn tables() -> &'static Vec<u64> {
+    static TABLES: OnceLock<Vec<u64>> = OnceLock::new();
+    TABLES.get_or_init(|| {
+        let layout = TableLayout::new(MAX_LOG);
+        let mut words = vec![0u64; layout.words()];
+        fill_tables(&layout, &mut words);
+        words
+    })
+}
+
+fn table_addrs() -> Tables {
+    Tables {
+        base: tables().as_ptr() as u64,
+        layout: TableLayout::new(MAX_LOG),
+    }
+}
+
+fn run(passes: &[PassArgs]) {
+    for p in passes {
+        // SAFETY: the schedules below are given buffers of the sizes they expect.
+        unsafe { run_pass(p) };
+    }
+}
+
+fn host_ntt(
+    values: &[Scalar],
+    max_bits: u32,
+    dir: Direction,
+    order: Order,
+    coset: bool,
+) -> Vec<Scalar> {
+    let log_n = values.len().trailing_zeros();
+    let mut words = to_words(values);
+    let mut passes = Vec::new();
+    plan::ntt(
+        log_n,
+        max_bits,
+        dir,
+        order,
+        coset,
+        words.as_mut_ptr() as u64,
+        &table_addrs(),
+        |p| passes.push(*p),
+    );
+    assert_eq!(passes.len(), pass_bits(log_n, max_bits).count());
+    run(&passes);
+    from_words(&words)
+}
+
+fn check_ntt(rng: &mut ChaCha8Rng, log_n: u32, max_bits: u32) {
+    let n = 1usize << log_n;
+    let x = random(rng, n);
+    for dir in [Direction::Forward, Direction::Inverse] {
+        for coset in [false, true] {
+            let expected = reference(&x, dir, coset);
+            let got = host_ntt(&x, max_bits, dir, Order::NaturalToBitrev, coset);
+            assert!(
+                got == bitrev_perm(&expected),
+                "2^{log_n} {dir:?} coset={coset} natural→bitrev, max {max_bits} bits/pass"
+            );
+            let got = host_ntt(
+                &bitrev_perm(&x),
+                max_bits,
+                dir,
+                Order::BitrevToNatural,
+                coset,
+            );
+            assert!(
+                got == expected,
+                "2^{log_n} {dir:?} coset={coset} bitrev→natural, max {max_bits} bits/pass"
+            );
+        }
+    }
+}
+
+#[test]
+fn constants_match_blstrs() {
+    assert_eq!(limbs(&Scalar::ROOT_OF_UNITY), ROOT_OF_UNITY.limbs);
+    assert_eq!(
+        limbs(&Scalar::MULTIPLICATIVE_GENERATOR),
+        cuzk_kernels::ntt::tables::generator().limbs
+    );
+    for log_n in 0..=32 {
+        assert_eq!(
+            limbs(&ref_omega(log_n)),
+            omega(log_n).limbs,
+            "omega of 2^{log_n}"
+        );
+    }
+}
+
+#[test]
+fn tables_hold_the_expected_powers() {
+    let t = tables();
+    let layout = TableLayout::new(MAX_LOG);
+    let at = |offset: u32, i: u32| scalar(t[(offset + i) as usize * 4..][..4].try_into().unwrap());
+    let w = Scalar::ROOT_OF_UNITY;
+    let g = Scalar::MULTIPLICATIVE_GENERATOR;
+    let gi = g.invert().unwrap();
+    for i in [0u32, 1, 2, 3, 255, 4096, 65534, 65535] {
+        assert_eq!(
+            at(TableLayout::TW_LO, i),
+            w.pow_vartime([i as u64]),
+            "TW_LO[{i}]"
+        );
+        assert_eq!(
+            at(TableLayout::TW_HI, i),
+            w.pow_vartime([(i as u64) << 16]),
+            "TW_HI[{i}]"
+        );
+        assert_eq!(
+            at(TableLayout::G_LO, i),
+            g.pow_vartime([i as u64]),
+            "G_LO[{i}]"
+        );
+        assert_eq!(
+            at(TableLayout::GI_LO, i),
+            gi.pow_vartime([i as u64]),
+            "GI_LO[{i}]"
+        );
+    }
+    for log_n in 0..=MAX_LOG {
+        let n = 1u64 << log_n;
+        let ninv = Scalar::from(n).invert().unwrap();
+        let zinv = (g.pow_vartime([n]) - Scalar::ONE).invert().unwrap();
+        assert_eq!(at(layout.scale_hi(Scale::InvN, log_n), 0), ninv);
+        let h = if log_n > 16 { 1u32 << (log_n - 16) } else { 1 };
+        for j in [0, h - 1] {
+            let e = (j as u64) << 16;
+            assert_eq!(
+                at(layout.scale_hi(Scale::CosetFwdInvN, log_n), j),
+                g.pow_vartime([e]) * ninv
+            );
+            assert_eq!(
+                at(layout.scale_hi(Scale::CosetInvN, log_n), j),
+                gi.pow_vartime([e]) * ninv
+            );
+            assert_eq!(
+                at(layout.scale_hi(Scale::HFinal, log_n), j),
+                gi.pow_vartime([e]) * ninv * zinv
+            );
+        }
+    }
+    assert_eq!(HALF, 1 << 16);
+}
+
+#[test]
+fn pass_plans_cover_every_bit() {
+    for log_n in 0..=31 {
+        for max_bits in 1..=MAX_PASS_BITS {
+            let bits: Vec<u32> = pass_bits(log_n, max_bits).collect();
+            assert_eq!(bits.iter().sum::<u32>(), log_n);
+            assert!(bits.iter().all(|&r| r >= 1 && r <= max_bits));
+            assert_eq!(bits.len() as u32, log_n.div_ceil(max_bits));
+        }
+    }
+    assert_eq!(pass_bits(27, 10).collect::<Vec<_>>(), [9, 9, 9]);
+    assert_eq!(pass_bits(24, 10).collect::<Vec<_>>(), [8, 8, 8]);
+    assert_eq!(pass_bits(20, 10).collect::<Vec<_>>(), [10, 10]);
+}
+
+#[test]
+fn ntt_matches_reference_at_small_sizes() {
+    let mut rng = seeded("ntt_matches_reference_at_small_sizes");
+    for log_n in 0..=12 {
+        check_ntt(&mut rng, log_n, MAX_PASS_BITS);
+    }
+}
+
+/// Fewer bits per pass make small transforms take 2–12 passes, exercising
+/// every tile geometry (several columns per tile, columns narrower and
+/// wider than the tile's rows) that large transforms use on the GPU.
+#[test]
+fn ntt_matches_reference_with_many_passes() {
+    let mut rng = seeded("ntt_matches_reference_with_many_passes");
+    for max_bits in [1, 2, 3, 4, 5, 7] {
+        for log_n in [1, 2, 5, 8, 11, 12] {
+            check_ntt(&mut rng, log_n, max_bits);
+        }
+    }
+}
+
+/// Above 2^16 the outer passes' twiddles need both table halves.
+#[test]
+fn ntt_matches_reference_above_2_16() {
+    let mut rng = seeded("ntt_matches_reference_above_2_16");
+    for (log_n, max_bits) in [(17, 10), (18, 6)] {
+        let x = random(&mut rng, 1 << log_n);
+        let expected = reference(&x, Direction::Forward, false);
+        assert!(
+            host_ntt(
+                &x,
+                max_bits,
+                Direction::Forward,
+                Order::NaturalToBitrev,
+                false
+            ) == bitrev_perm(&expected),
+            "2^{log_n} forward"
+        );
+        let got = host_ntt(
+            &bitrev_perm(&expected),
+            max_bits,
+            Direction::Inverse,
+            Order::BitrevToNatural,
+            false,
+        );
+        assert!(got == x, "2^{log_n} inverse");
+        let expected = reference(&x, Direction::Inverse, true);
+        assert!(
+            host_ntt(
+                &bitrev_perm(&x),
+                max_bits,
+                Direction::Inverse,
+                Order::BitrevToNatural,
+                true
+            ) == expected,
+            "2^{log_n} inverse coset"
+        );
+    }
+}
+
+#[test]
+fn inverse_undoes_forward() {
+    let mut rng = seeded("inverse_undoes_forward");
+    for log_n in [1, 3, 10, 11, 13] {
+        let x = random(&mut rng, 1 << log_n);
+        for coset in [false, true] {
+            let y = host_ntt(
+                &x,
+                MAX_PASS_BITS,
+                Direction::Forward,
+                Order::NaturalToBitrev,
+                coset,
+            );
+            assert!(
+                host_ntt(
+                    &y,
+                    MAX_PASS_BITS,
+                    Direction::Inverse,
+                    Order::BitrevToNatural,
+                    coset
+                ) == x,
+                "2^{log_n} coset={coset}"
+            );
+            let y = host_ntt(
+                &x,
+                MAX_PASS_BITS,
+                Direction::Inverse,
+                Order::NaturalToBitrev,
+                coset,
+            );
+            assert!(
+                host_ntt(
+                    &y,
+                    MAX_PASS_BITS,
+                    Direction::Forward,
+                    Order::BitrevToNatural,
+                    coset
+                ) == x,
+                "2^{log_n} coset={coset}"
+            );
+        }
+    }
+}
+
+/// Runs the H step's schedule; the padding of a, b, c holds garbage and a
+/// guard element follows the 2^k − 1 outputs.
+fn host_h(
+    a: &[Scalar],
+    b: &[Scalar],
+    c: &[Scalar],
+    log_n: u32,
+    max_bits: u32,
+    rng: &mut ChaCha8Rng,
+) -> Vec<Scalar> {
+    let n = 1usize << log_n;
+    let garbage = |v: &[Scalar], rng: &mut ChaCha8Rng| {
+        let mut w = to_words(v);
+        w.extend((0..(n - v.len()) * 4).map(|_| rng.gen::<u64>()));
+        w
+    };
+    let (mut aw, mut bw, mut cw) = (garbage(a, rng), garbage(b, rng), garbage(c, rng));
+    const GUARD: u64 = 0xdead_beef_dead_beef;
+    let mut out = vec![GUARD; n * 4];
+    let mut passes = Vec::new();
+    plan::h_step(
+        log_n,
+        max_bits,
+        a.len() as u32,
+        aw.as_mut_ptr() as u64,
+        bw.as_mut_ptr() as u64,
+        cw.as_mut_ptr() as u64,
+        out.as_mut_ptr() as u64,
+        &table_addrs(),
+        |p| passes.push(*p),
+    );
+    run(&passes);
+    assert!(
+        out[(n - 1) * 4..].iter().all(|&w| w == GUARD),
+        "the H step wrote past its 2^k − 1 outputs"
+    );
+    from_words(&out[..(n - 1) * 4])
+}
+
+#[test]
+fn h_step_matches_reference() {
+    let mut rng = seeded("h_step_matches_reference");
+    for (len, max_bits) in [
+        (1, 10),
+        (2, 10),
+        (3, 10),
+        (5, 1),
+        (100, 3),
+        (1000, 10),
+        (1024, 10),
+        (1025, 10),
+        (3000, 4),
+        (4096, 5),
+        (5000, 10),
+    ] {
+        let log_n = (len as u64).next_power_of_two().trailing_zeros();
+        let (a, b, c) = (
+            random(&mut rng, len),
+            random(&mut rng, len),
+            random(&mut rng, len),
+        );
+        let expected = reference_h(&a, &b, &c, log_n);
+        let got = host_h(&a, &b, &c, log_n, max_bits, &mut rng);
+        assert_eq!(got.len(), expected.len());
+        assert!(
+            got == expected,
+            "H for n = {len} (2^{log_n}), max {max_bits} bits/pass"
+        );
+    }
+}
+
+/// A satisfied "circuit": c = a·b on the domain, so h = (a·b − c)/Z is a
+/// genuine polynomial quotient and its top coefficient vanishes.
+#[test]
+fn h_step_of_a_satisfied_system() {
+    let mut rng = seeded("h_step_of_a_satisfied_system");
+    let len = 700;
+    let (a, b) = (random(&mut rng, len), random(&mut rng, len));
+    let c: Vec<Scalar> = a.iter().zip(&b).map(|(x, y)| x * y).collect();
+    let got = host_h(&a, &b, &c, 10, MAX_PASS_BITS, &mut rng);
+    assert!(got == reference_h(&a, &b, &c, 10));
+    let _ = Fr::ONE;
+}
+
+/// The host runs each phase's threads one after another; on the GPU they
+/// run concurrently. Scrambling the order of threads (and blocks) must not
+/// change any result, else some phase reads what another thread of the
+/// same phase writes (a race on the GPU).
+#[test]
+fn results_do_not_depend_on_thread_order() {
+    use cuzk_kernels::ntt::block::HOST_ORDER_SEED;
+    use std::sync::atomic::Ordering;
+    let mut rng = seeded("results_do_not_depend_on_thread_order");
+    let cases = [(4, 10), (10, 10), (11, 10), (12, 4), (12, 5), (13, 7)];
+    let inputs: Vec<Vec<Scalar>> = cases
+        .iter()
+        .map(|&(log_n, _)| random(&mut rng, 1 << log_n))
+        .collect();
+    let run_all = |seed: u32| {
+        HOST_ORDER_SEED.store(seed, Ordering::Relaxed);
+        let mut outs = Vec::new();
+        for (x, &(_, max_bits)) in inputs.iter().zip(&cases) {
+            for (dir, order, coset) in [
+                (Direction::Forward, Order::NaturalToBitrev, true),
+                (Direction::Inverse, Order::BitrevToNatural, true),
+                (Direction::Inverse, Order::NaturalToBitrev, false),
+            ] {
+                outs.push(host_ntt(x, max_bits, dir, order, coset));
+            }
+        }
+        let (a, b, c) = (&inputs[3], &inputs[4], &inputs[5][..3000]);
+        outs.push(host_h(
+            a,
+            b,
+            &c[..a.len().min(c.len())],
+            12,
+            5,
+            &mut ChaCha8Rng::seed_from_u64(7),
+        ));
+        outs
+    };
+    let reference = run_all(0);
+    for seed in [1, 2, 77, 12345] {
+        assert!(
+            run_all(seed) == reference,
+            "thread order seed {seed} changed a result"
+        );
+    }
+    HOST_ORDER_SEED.store(0, Ordering::Relaxed);
+}

@@ -1,0 +1,334 @@
+//! Multi-scalar multiplication on the GPU: Pippenger with signed windows,
+//! a counting sort of (base, sign) entries by bucket, bucket sums by a
+//! size-oblivious segmented reduction, and the bucket/window reduction on
+//! the device; the host gets one projective point per MSM. The algorithm is
+//! described in `cuzk_kernels::msm`; the launch sequence and the arena
+//! layout in `cuzk_kernels::msm::plan`.
+//!
+//! Calls are asynchronous on a caller-given stream and allocate nothing:
+//! bases live in a [`GpuBases`] uploaded once, working memory comes from a
+//! caller-supplied arena of [`msm_scratch_bytes`], and the result is written
+//! to a caller-given device address. [`msm_g1_blocking`] /
+//! [`msm_g2_blocking`] wrap a whole call (upload, run, download) for tests
+//! and simple use.
+
+use std::ffi::c_void;
+
+use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
+use cust::memory::{CopyDestination, DeviceBuffer, DevicePointer, DeviceSlice};
+use cust::stream::{Stream, StreamFlags};
+use cuzk_kernels::layout::{G1_AFFINE_LIMBS, G1_JACOBIAN_LIMBS, G2_AFFINE_LIMBS, G2_JACOBIAN_LIMBS};
+use cuzk_kernels::msm::plan::{MsmIo, Step};
+
+pub use cuzk_kernels::msm::plan::{default_window_bits, Curve as MsmCurve, MsmConfig, MsmPlan};
+
+use super::elementwise::scalar_limbs;
+use super::launch::launch_elementwise;
+use super::{gpu_err, sys_check, GpuDevice};
+use crate::density::Density;
+use crate::error::ProverError;
+
+// Kernel `u32` parameters are passed as pointers to `u64` values (see
+// `Step::args`), which is only right on little-endian hosts.
+const _: () = assert!(cfg!(target_endian = "little"));
+
+/// Arena bytes an MSM of `n` scalars on `curve` needs with window bits `c`
+/// (0: [`default_window_bits`]) and default settings otherwise. For other
+/// settings use `MsmPlan::new(n, curve, &config)?.scratch_bytes()`.
+pub fn msm_scratch_bytes(n: usize, curve: MsmCurve, c: u32) -> Result<usize, ProverError> {
+    let config = MsmConfig { window_bits: c, ..MsmConfig::default() };
+    plan(n, curve, &config).map(|p| p.scratch_bytes())
+}
+
+fn plan(n: usize, curve: MsmCurve, config: &MsmConfig) -> Result<MsmPlan, ProverError> {
+    MsmPlan::new(n, curve, config).map_err(|e| ProverError::Config(e.into()))
+}
+
+/// Affine bases in device memory (blst layout, identity = all zeros),
+/// uploaded once and reused by any number of MSMs.
+///
+/// Like every device buffer it must be dropped while its device's context
+/// is current on the dropping thread (`GpuDevice::bind`).
+pub struct GpuBases {
+    buf: DeviceBuffer<u64>,
+    len: usize,
+    curve: MsmCurve,
+}
+
+impl GpuBases {
+    pub fn upload_g1(gpu: &GpuDevice, bases: &[G1Affine]) -> Result<Self, ProverError> {
+        const { assert!(std::mem::size_of::<G1Affine>() == 8 * G1_AFFINE_LIMBS) };
+        // SAFETY: G1Affine is repr(transparent) over blst_p1_affine, two
+        // Fp of six u64 limbs; size checked above.
+        let words = unsafe { std::slice::from_raw_parts(bases.as_ptr().cast::<u64>(), bases.len() * G1_AFFINE_LIMBS) };
+        Self::upload(gpu, words, bases.len(), MsmCurve::G1)
+    }
+
+    pub fn upload_g2(gpu: &GpuDevice, bases: &[G2Affine]) -> Result<Self, ProverError> {
+        const { assert!(std::mem::size_of::<G2Affine>() == 8 * G2_AFFINE_LIMBS) };
+        // SAFETY: as for G1, with Fp2 coordinates (c0, c1).
+        let words = unsafe { std::slice::from_raw_parts(bases.as_ptr().cast::<u64>(), bases.len() * G2_AFFINE_LIMBS) };
+        Self::upload(gpu, words, bases.len(), MsmCurve::G2)
+    }
+
+    fn upload(gpu: &GpuDevice, words: &[u64], len: usize, curve: MsmCurve) -> Result<Self, ProverError> {
+        if len >= 1 << 31 {
+            return Err(ProverError::Config("at most 2^31 - 1 bases".into()));
+        }
+        gpu.bind()?;
+        // One word even when empty: cust cannot allocate zero bytes.
+        let buf = if words.is_empty() {
+            DeviceBuffer::from_slice(&[0u64])
+        } else {
+            DeviceBuffer::from_slice(words)
+        }
+        .map_err(|e| gpu_err("upload MSM bases", e))?;
+        Ok(GpuBases { buf, len, curve })
+    }
+
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub fn curve(&self) -> MsmCurve {
+        self.curve
+    }
+
+    pub fn as_device_ptr(&self) -> DevicePointer<u64> {
+        self.buf.as_device_ptr()
+    }
+}
+
+/// A density bitmap in device memory: `ceil(n/64)` words, bit `i` selects
+/// scalar `i`; `ones` is its population count (how many bases it uses).
+#[derive(Clone, Copy, Debug)]
+pub struct DeviceDensity {
+    pub words: DevicePointer<u64>,
+    pub ones: usize,
+}
+
+/// The scalars of one MSM, already on the device.
+#[derive(Clone, Copy, Debug)]
+pub struct MsmInput {
+    /// `n` scalars as blstrs `Scalar` limbs (Montgomery form).
+    pub scalars: DevicePointer<u64>,
+    pub n: usize,
+    /// Which scalars take part; the `k`-th selected one pairs with base
+    /// `base_offset + k`. `None`: all, scalar `i` with base `base_offset + i`.
+    pub density: Option<DeviceDensity>,
+    pub base_offset: usize,
+}
+
+/// Enqueues `Σ scalars[i] · bases[...]` in G1 on `stream`; the result (a
+/// `blstrs::G1Projective`, 18 words) is written to `out`. Returns the plan
+/// it ran. Nothing is allocated and nothing synchronizes.
+///
+/// # Safety
+/// `input.scalars`, `input.density` and `out` must be valid device memory
+/// of the documented sizes in this device's context; the arena, the bases
+/// and those buffers must stay alive and untouched by other work until the
+/// stream has run the MSM.
+pub unsafe fn msm_g1(
+    gpu: &GpuDevice,
+    stream: &Stream,
+    bases: &GpuBases,
+    input: &MsmInput,
+    config: &MsmConfig,
+    arena: &mut DeviceSlice<u64>,
+    out: DevicePointer<u64>,
+) -> Result<MsmPlan, ProverError> {
+    msm_async(gpu, stream, MsmCurve::G1, bases, input, config, arena, out)
+}
+
+/// [`msm_g1`] for G2 (result: a `blstrs::G2Projective`, 36 words).
+///
+/// # Safety
+/// As for [`msm_g1`].
+pub unsafe fn msm_g2(
+    gpu: &GpuDevice,
+    stream: &Stream,
+    bases: &GpuBases,
+    input: &MsmInput,
+    config: &MsmConfig,
+    arena: &mut DeviceSlice<u64>,
+    out: DevicePointer<u64>,
+) -> Result<MsmPlan, ProverError> {
+    msm_async(gpu, stream, MsmCurve::G2, bases, input, config, arena, out)
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe fn msm_async(
+    gpu: &GpuDevice,
+    stream: &Stream,
+    curve: MsmCurve,
+    bases: &GpuBases,
+    input: &MsmInput,
+    config: &MsmConfig,
+    arena: &mut DeviceSlice<u64>,
+    out: DevicePointer<u64>,
+) -> Result<MsmPlan, ProverError> {
+    if bases.curve != curve {
+        return Err(ProverError::Config(format!("{curve:?} MSM given {:?} bases", bases.curve)));
+    }
+    let used = input.density.map_or(input.n, |d| d.ones);
+    if input.density.is_some_and(|d| d.ones > input.n) {
+        return Err(ProverError::Config(format!("density has {used} set bits for {} scalars", input.n)));
+    }
+    if input.base_offset + used > bases.len {
+        return Err(ProverError::Config(format!(
+            "MSM needs bases up to {} (offset {} + {used}), {} uploaded",
+            input.base_offset + used,
+            input.base_offset,
+            bases.len
+        )));
+    }
+    let plan = plan(input.n, curve, config)?;
+    if arena.len() < plan.scratch_words() {
+        return Err(ProverError::Config(format!(
+            "MSM arena has {} bytes, needs {}",
+            arena.len() * 8,
+            plan.scratch_bytes()
+        )));
+    }
+    gpu.bind()?;
+    let io = MsmIo {
+        bases: bases.buf.as_device_ptr().as_raw(),
+        n_bases: bases.len as u32,
+        base_offset: input.base_offset as u32,
+        scalars: input.scalars.as_raw(),
+        density: input.density.map_or(0, |d| d.words.as_raw()),
+        out: out.as_raw(),
+    };
+    plan.steps(&io, arena.as_device_ptr().as_raw(), |step| enqueue(gpu, stream, curve, step))?;
+    Ok(plan)
+}
+
+/// Puts one step of the plan on `stream`.
+///
+/// # Safety
+/// The step's addresses must be valid as the plan describes.
+unsafe fn enqueue(gpu: &GpuDevice, stream: &Stream, curve: MsmCurve, step: Step) -> Result<(), ProverError> {
+    match step {
+        Step::ZeroU32 { dst, len } if len > 0 => {
+            sys_check("MSM memset", cust::sys::cuMemsetD32Async(dst, 0, len, stream.as_inner()))
+        }
+        Step::CopyU32 { src, dst, len } if len > 0 => {
+            sys_check("MSM copy", cust::sys::cuMemcpyDtoDAsync_v2(dst, src, len * 4, stream.as_inner()))
+        }
+        Step::ZeroU32 { .. } | Step::CopyU32 { .. } => Ok(()),
+        _ => {
+            let name = step.kernel(curve).expect("every other step is a kernel");
+            let (mut values, count) = step.args();
+            let args: Vec<*mut c_void> = values[..count].iter_mut().map(|v| v as *mut u64 as *mut c_void).collect();
+            // SAFETY: `args` follows the kernel's parameter list (Step::args,
+            // checked by the host tests); the buffers are the caller's.
+            launch_elementwise(&gpu.module, stream, name, step.threads(), &args)
+        }
+    }
+}
+
+/// One whole MSM, blocking: uploads `scalars` (and the density), runs on a
+/// fresh stream with a freshly allocated arena, downloads the result words.
+fn msm_blocking(
+    gpu: &GpuDevice,
+    curve: MsmCurve,
+    bases: &GpuBases,
+    scalars: &[Scalar],
+    density: Option<&Density>,
+    base_offset: usize,
+    config: &MsmConfig,
+) -> Result<Vec<u64>, ProverError> {
+    if let Some(d) = density {
+        if d.len() != scalars.len() {
+            return Err(ProverError::WrongLength { what: "density bitmap", expected: scalars.len(), got: d.len() });
+        }
+    }
+    gpu.bind()?;
+    let plan = plan(scalars.len(), curve, config)?;
+    let upload = |words: &[u64]| {
+        if words.is_empty() {
+            DeviceBuffer::from_slice(&[0u64])
+        } else {
+            DeviceBuffer::from_slice(words)
+        }
+        .map_err(|e| gpu_err("MSM upload", e))
+    };
+    let scalar_buf = upload(scalar_limbs(scalars))?;
+    let density_buf = density.map(|d| upload(d.words())).transpose()?;
+    // SAFETY: u64 accepts any bit pattern; the plan writes before it reads.
+    let mut arena = unsafe { DeviceBuffer::<u64>::uninitialized(plan.scratch_words().max(1)) }
+        .map_err(|e| gpu_err("MSM arena", e))?;
+    let out = upload(&vec![0u64; curve.jacobian_limbs()])?;
+    // A blocking stream: it waits for the legacy default stream, on which
+    // the synchronous uploads above are ordered.
+    let stream = Stream::new(StreamFlags::DEFAULT, None).map_err(|e| gpu_err("stream", e))?;
+    let input = MsmInput {
+        scalars: scalar_buf.as_device_ptr(),
+        n: scalars.len(),
+        density: density_buf.as_ref().zip(density).map(|(b, d)| DeviceDensity { words: b.as_device_ptr(), ones: d.count_ones() }),
+        base_offset,
+    };
+    // SAFETY: every buffer is sized by the plan and outlives the
+    // synchronize below.
+    unsafe { msm_async(gpu, &stream, curve, bases, &input, config, &mut arena, out.as_device_ptr())? };
+    stream.synchronize().map_err(|e| gpu_err("MSM", e))?;
+    let mut words = vec![0u64; curve.jacobian_limbs()];
+    out.copy_to(&mut words[..]).map_err(|e| gpu_err("MSM result download", e))?;
+    Ok(words)
+}
+
+/// `Σ scalars[i] · bases[i]` in G1 (or, with `density = Some((d, offset))`,
+/// the `k`-th scalar whose bit is set times `bases[offset + k]`), blocking.
+pub fn msm_g1_blocking(
+    gpu: &GpuDevice,
+    bases: &GpuBases,
+    scalars: &[Scalar],
+    density: Option<(&Density, usize)>,
+) -> Result<G1Projective, ProverError> {
+    msm_g1_blocking_with(gpu, bases, scalars, density.map(|d| d.0), density.map_or(0, |d| d.1), &MsmConfig::default())
+}
+
+/// [`msm_g1_blocking`] with any base offset and settings.
+pub fn msm_g1_blocking_with(
+    gpu: &GpuDevice,
+    bases: &GpuBases,
+    scalars: &[Scalar],
+    density: Option<&Density>,
+    base_offset: usize,
+    config: &MsmConfig,
+) -> Result<G1Projective, ProverError> {
+    let words = msm_blocking(gpu, MsmCurve::G1, bases, scalars, density, base_offset, config)?;
+    let words: [u64; G1_JACOBIAN_LIMBS] = words.try_into().expect("G1 result size");
+    // SAFETY: G1Projective is repr(transparent) over blst_p1 {x, y, z}, the
+    // Jacobian layout the finish kernel writes, with reduced Montgomery Fp.
+    Ok(unsafe { std::mem::transmute::<[u64; G1_JACOBIAN_LIMBS], G1Projective>(words) })
+}
+
+/// [`msm_g1_blocking`] in G2.
+pub fn msm_g2_blocking(
+    gpu: &GpuDevice,
+    bases: &GpuBases,
+    scalars: &[Scalar],
+    density: Option<(&Density, usize)>,
+) -> Result<G2Projective, ProverError> {
+    msm_g2_blocking_with(gpu, bases, scalars, density.map(|d| d.0), density.map_or(0, |d| d.1), &MsmConfig::default())
+}
+
+/// [`msm_g2_blocking`] with any base offset and settings.
+pub fn msm_g2_blocking_with(
+    gpu: &GpuDevice,
+    bases: &GpuBases,
+    scalars: &[Scalar],
+    density: Option<&Density>,
+    base_offset: usize,
+    config: &MsmConfig,
+) -> Result<G2Projective, ProverError> {
+    let words = msm_blocking(gpu, MsmCurve::G2, bases, scalars, density, base_offset, config)?;
+    let words: [u64; G2_JACOBIAN_LIMBS] = words.try_into().expect("G2 result size");
+    // SAFETY: as for G1, blst_p2 with Fp2 coordinates.
+    Ok(unsafe { std::mem::transmute::<[u64; G2_JACOBIAN_LIMBS], G2Projective>(words) })
+}

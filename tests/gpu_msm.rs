@@ -1,0 +1,329 @@
+//! GPU MSM (G1 and G2) against blst's Pippenger (`cuzk::cpu::msm`) on fresh
+//! random inputs; skips without a GPU.
+//!
+//! Sizes: every n in 1..=300, 2^10, 2^16 (G1 and G2) and 2^20 (G1). Inputs
+//! mix in the edge scalars 0, 1, r−1, r−k, small values and 2^k − 1 (long
+//! carry chains), bases with identities, repeats and negations (buckets see
+//! P+P and P−P), all-zero and all-one vectors, skewed inputs (90% zeros and
+//! ones; one scalar repeated everywhere), density bitmaps with base offsets
+//! as the prover uses them, and forced window sizes / chunk settings.
+
+#![cfg(feature = "cuda")]
+
+mod common;
+
+use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
+use cust::memory::{CopyDestination, DeviceBuffer};
+use cust::stream::{Stream, StreamFlags};
+use cuzk::cpu::msm::{msm_g1 as cpu_g1, msm_g2 as cpu_g2, select_dense, to_bytes};
+use cuzk::density::Density;
+use cuzk::gpu::elementwise::scalar_limbs;
+use cuzk::gpu::msm::{
+    msm_g1, msm_g1_blocking, msm_g1_blocking_with, msm_g2_blocking, msm_g2_blocking_with, msm_scratch_bytes,
+    GpuBases, MsmConfig, MsmCurve, MsmInput,
+};
+use cuzk::gpu::GpuDevice;
+use ff::Field;
+use group::prime::PrimeCurveAffine;
+use group::{Curve, Group};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+
+// ---------------------------------------------------------------------------
+// Inputs
+
+/// `n` random points: parallel random walks (each chunk from its own hashed
+/// start, adding a few hashed steps), far cheaper than hashing every point;
+/// then identities, repeats and negations sprinkled in.
+fn random_bases<P>(rng: &mut ChaCha8Rng, n: usize) -> Vec<P::AffineRepr>
+where
+    P: Group + Curve + Send + Sync,
+    P::AffineRepr: PrimeCurveAffine + Send + Sync + std::ops::Neg<Output = P::AffineRepr>,
+{
+    const CHUNK: usize = 1 << 14;
+    let seeds: Vec<u64> = (0..n.div_ceil(CHUNK)).map(|_| rng.gen()).collect();
+    let mut points: Vec<P::AffineRepr> = seeds
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(k, &seed)| {
+            let mut r = ChaCha8Rng::seed_from_u64(seed);
+            let steps: Vec<P> = (0..4).map(|_| P::random(&mut r)).collect();
+            let mut current = P::random(&mut r);
+            let len = CHUNK.min(n - k * CHUNK);
+            let walk: Vec<P> = (0..len)
+                .map(|_| {
+                    current += steps[r.gen_range(0..steps.len())];
+                    current
+                })
+                .collect();
+            let mut affine = vec![P::AffineRepr::identity(); len];
+            P::batch_normalize(&walk, &mut affine);
+            affine
+        })
+        .collect();
+    for i in 0..n {
+        match rng.gen_range(0..64) {
+            0 => points[i] = P::AffineRepr::identity(),
+            1 if i > 0 => points[i] = points[rng.gen_range(0..i)],
+            2 if i > 0 => points[i] = -points[rng.gen_range(0..i)],
+            _ => {}
+        }
+    }
+    points
+}
+
+fn r_minus(k: u64) -> Scalar {
+    -Scalar::from(k)
+}
+
+/// Random scalars with edge values mixed in (about one in four).
+fn random_scalars(rng: &mut ChaCha8Rng, n: usize) -> Vec<Scalar> {
+    let seeds: Vec<u64> = (0..n.div_ceil(1 << 14)).map(|_| rng.gen()).collect();
+    seeds
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(k, &seed)| {
+            let mut r = ChaCha8Rng::seed_from_u64(seed);
+            let len = (1usize << 14).min(n - k * (1 << 14));
+            (0..len)
+                .map(|_| match r.gen_range(0..32) {
+                    0 => Scalar::ZERO,
+                    1 => Scalar::ONE,
+                    2 => r_minus(1),
+                    3 => r_minus(r.gen_range(2..1000)),
+                    4 => Scalar::from(r.gen_range(2..1 << 20)),
+                    5 => Scalar::from(2).pow_vartime([r.gen_range(1..255)]) - Scalar::ONE,
+                    6 => Scalar::from(2).pow_vartime([r.gen_range(0..255)]),
+                    _ => Scalar::random(&mut r),
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// 90% of the scalars are 0 or 1 (as in real witnesses), the rest random.
+fn mostly_zero_one(rng: &mut ChaCha8Rng, n: usize) -> Vec<Scalar> {
+    (0..n)
+        .map(|_| match rng.gen_range(0..10) {
+            0..=5 => Scalar::ZERO,
+            6..=8 => Scalar::ONE,
+            _ => Scalar::random(&mut *rng),
+        })
+        .collect()
+}
+
+fn random_density(rng: &mut ChaCha8Rng, n: usize, p: f64) -> Density {
+    let mut d = Density::default();
+    for i in 0..n {
+        d.push_unset();
+        if rng.gen_bool(p) {
+            d.set(i);
+        }
+    }
+    d
+}
+
+// ---------------------------------------------------------------------------
+// Checks
+
+fn check_g1(gpu: &GpuDevice, what: &str, bases: &GpuBases, host: &[G1Affine], scalars: &[Scalar], config: &MsmConfig) {
+    let got = msm_g1_blocking_with(gpu, bases, scalars, None, 0, config).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let want = cpu_g1(host, &to_bytes(scalars));
+    assert!(got == want, "{what}: G1 MSM of {} scalars differs from blst ({config:?})", scalars.len());
+}
+
+fn check_g2(gpu: &GpuDevice, what: &str, bases: &GpuBases, host: &[G2Affine], scalars: &[Scalar], config: &MsmConfig) {
+    let got = msm_g2_blocking_with(gpu, bases, scalars, None, 0, config).unwrap_or_else(|e| panic!("{what}: {e}"));
+    let want = cpu_g2(host, &to_bytes(scalars));
+    assert!(got == want, "{what}: G2 MSM of {} scalars differs from blst ({config:?})", scalars.len());
+}
+
+// ---------------------------------------------------------------------------
+// Tests
+
+#[test]
+fn g1_every_size_up_to_300() {
+    let Some(gpu) = common::gpu_or_skip("g1_every_size_up_to_300") else { return };
+    let mut rng = common::rng();
+    let host = random_bases::<G1Projective>(&mut rng, 300);
+    let bases = GpuBases::upload_g1(&gpu, &host).unwrap();
+    for n in 1..=300 {
+        let s = random_scalars(&mut rng, n);
+        check_g1(&gpu, "every size", &bases, &host[..n], &s, &MsmConfig::default());
+    }
+}
+
+#[test]
+fn g2_every_size_up_to_300() {
+    let Some(gpu) = common::gpu_or_skip("g2_every_size_up_to_300") else { return };
+    let mut rng = common::rng();
+    let host = random_bases::<G2Projective>(&mut rng, 300);
+    let bases = GpuBases::upload_g2(&gpu, &host).unwrap();
+    for n in 1..=300 {
+        let s = random_scalars(&mut rng, n);
+        check_g2(&gpu, "every size", &bases, &host[..n], &s, &MsmConfig::default());
+    }
+}
+
+#[test]
+fn g1_large_sizes() {
+    let Some(gpu) = common::gpu_or_skip("g1_large_sizes") else { return };
+    let mut rng = common::rng();
+    let host = random_bases::<G1Projective>(&mut rng, 1 << 20);
+    let bases = GpuBases::upload_g1(&gpu, &host).unwrap();
+    for log in [10, 16, 20] {
+        let n = 1 << log;
+        let s = random_scalars(&mut rng, n);
+        check_g1(&gpu, &format!("2^{log}"), &bases, &host[..n], &s, &MsmConfig::default());
+    }
+    let s = mostly_zero_one(&mut rng, 1 << 20);
+    check_g1(&gpu, "2^20, 90% zero/one", &bases, &host, &s, &MsmConfig::default());
+}
+
+#[test]
+fn g2_large_sizes() {
+    let Some(gpu) = common::gpu_or_skip("g2_large_sizes") else { return };
+    let mut rng = common::rng();
+    let host = random_bases::<G2Projective>(&mut rng, 1 << 16);
+    let bases = GpuBases::upload_g2(&gpu, &host).unwrap();
+    for log in [10, 16] {
+        let n = 1 << log;
+        let s = random_scalars(&mut rng, n);
+        check_g2(&gpu, &format!("2^{log}"), &bases, &host[..n], &s, &MsmConfig::default());
+    }
+    let s = mostly_zero_one(&mut rng, 1 << 16);
+    check_g2(&gpu, "2^16, 90% zero/one", &bases, &host, &s, &MsmConfig::default());
+}
+
+#[test]
+fn edge_scalar_vectors_and_identity_bases() {
+    let Some(gpu) = common::gpu_or_skip("edge_scalar_vectors_and_identity_bases") else { return };
+    let mut rng = common::rng();
+    let n = 5000;
+    let host = random_bases::<G1Projective>(&mut rng, n);
+    let bases = GpuBases::upload_g1(&gpu, &host).unwrap();
+    let host2 = random_bases::<G2Projective>(&mut rng, 1000);
+    let bases2 = GpuBases::upload_g2(&gpu, &host2).unwrap();
+    let one_value = Scalar::random(&mut rng);
+    let vectors: Vec<(&str, Vec<Scalar>)> = vec![
+        ("all zero", vec![Scalar::ZERO; n]),
+        ("all one", vec![Scalar::ONE; n]),
+        ("all r-1", vec![r_minus(1); n]),
+        ("all two", vec![Scalar::from(2); n]),
+        ("one value everywhere", vec![one_value; n]),
+        ("alternating 0/1/r-1", (0..n).map(|i| [Scalar::ZERO, Scalar::ONE, r_minus(1)][i % 3]).collect()),
+    ];
+    for (what, s) in &vectors {
+        check_g1(&gpu, what, &bases, &host, s, &MsmConfig::default());
+        check_g2(&gpu, what, &bases2, &host2, &s[..1000], &MsmConfig::default());
+    }
+    // Identity bases only.
+    let ids = vec![G1Affine::identity(); 100];
+    let id_bases = GpuBases::upload_g1(&gpu, &ids).unwrap();
+    let s = random_scalars(&mut rng, 100);
+    let got = msm_g1_blocking(&gpu, &id_bases, &s, None).unwrap();
+    assert!(bool::from(got.is_identity()), "identity bases");
+    // No scalars at all.
+    let got = msm_g1_blocking(&gpu, &bases, &[], None).unwrap();
+    assert!(bool::from(got.is_identity()), "empty MSM");
+    let got = msm_g2_blocking(&gpu, &bases2, &[], None).unwrap();
+    assert!(bool::from(got.is_identity()), "empty G2 MSM");
+}
+
+#[test]
+fn window_sizes_and_chunk_settings() {
+    let Some(gpu) = common::gpu_or_skip("window_sizes_and_chunk_settings") else { return };
+    let mut rng = common::rng();
+    let n = 20_000;
+    let host = random_bases::<G1Projective>(&mut rng, n);
+    let bases = GpuBases::upload_g1(&gpu, &host).unwrap();
+    let host2 = random_bases::<G2Projective>(&mut rng, 2000);
+    let bases2 = GpuBases::upload_g2(&gpu, &host2).unwrap();
+    let s = random_scalars(&mut rng, n);
+    let skew = vec![Scalar::random(&mut rng); n];
+    for c in [1, 2, 3, 5, 8, 11, 13, 15, 16, 17, 18, 20] {
+        let config = MsmConfig { window_bits: c, ..MsmConfig::default() };
+        check_g1(&gpu, "window size", &bases, &host, &s, &config);
+    }
+    for config in [
+        MsmConfig { window_bits: 10, chunk0: 1, chunk: 4, segments_log: Some(0) },
+        MsmConfig { window_bits: 12, chunk0: 3, chunk: 5, segments_log: Some(11) },
+        MsmConfig { window_bits: 16, chunk0: 4096, chunk: 64, segments_log: Some(3) },
+    ] {
+        check_g1(&gpu, "chunk settings", &bases, &host, &s, &config);
+        check_g1(&gpu, "chunk settings, one giant bucket per window", &bases, &host, &skew, &config);
+        check_g2(&gpu, "chunk settings", &bases2, &host2, &s[..2000], &config);
+    }
+}
+
+#[test]
+fn density_with_base_offsets() {
+    let Some(gpu) = common::gpu_or_skip("density_with_base_offsets") else { return };
+    let mut rng = common::rng();
+    let host = random_bases::<G1Projective>(&mut rng, 70_000);
+    let bases = GpuBases::upload_g1(&gpu, &host).unwrap();
+    let host2 = random_bases::<G2Projective>(&mut rng, 5_000);
+    let bases2 = GpuBases::upload_g2(&gpu, &host2).unwrap();
+    for (n, p) in [(1usize, 1.0), (64, 0.5), (65, 0.9), (300, 0.3), (1 << 16, 0.7), (1 << 16, 0.05), (1 << 16, 1.0)] {
+        let d = random_density(&mut rng, n, p);
+        let offset = rng.gen_range(0..=host.len() - d.count_ones()).min(37);
+        let s = random_scalars(&mut rng, n);
+        let got = msm_g1_blocking(&gpu, &bases, &s, Some((&d, offset))).unwrap();
+        let want = cpu_g1(&host[offset..], &select_dense(&d, &to_bytes(&s)));
+        assert!(got == want, "G1 density n = {n}, p = {p}, offset {offset}");
+        if n <= 4000 {
+            let offset = 11;
+            let got = msm_g2_blocking(&gpu, &bases2, &s, Some((&d, offset))).unwrap();
+            let want = cpu_g2(&host2[offset..], &select_dense(&d, &to_bytes(&s)));
+            assert!(got == want, "G2 density n = {n}, p = {p}, offset {offset}");
+        }
+    }
+    // An offset without density.
+    let s = random_scalars(&mut rng, 1000);
+    let got = msm_g1_blocking_with(&gpu, &bases, &s, None, 500, &MsmConfig::default()).unwrap();
+    assert!(got == cpu_g1(&host[500..], &to_bytes(&s)), "offset without density");
+}
+
+#[test]
+fn async_calls_share_one_arena_on_one_stream() {
+    let Some(gpu) = common::gpu_or_skip("async_calls_share_one_arena_on_one_stream") else { return };
+    let mut rng = common::rng();
+    let n = 1 << 14;
+    let host = random_bases::<G1Projective>(&mut rng, n);
+    let bases = GpuBases::upload_g1(&gpu, &host).unwrap();
+    let inputs: Vec<Vec<Scalar>> = (0..4).map(|k| random_scalars(&mut rng, n >> k)).collect();
+    gpu.bind().unwrap();
+    // One arena for all calls: the largest any of them needs.
+    let bytes = inputs.iter().map(|s| msm_scratch_bytes(s.len(), MsmCurve::G1, 0).unwrap()).max().unwrap();
+    let mut arena = unsafe { DeviceBuffer::<u64>::uninitialized(bytes / 8) }.unwrap();
+    let scalar_bufs: Vec<DeviceBuffer<u64>> = inputs.iter().map(|s| DeviceBuffer::from_slice(scalar_limbs(s)).unwrap()).collect();
+    let out = DeviceBuffer::from_slice(&vec![0u64; 18 * inputs.len()]).unwrap();
+    let stream = Stream::new(StreamFlags::DEFAULT, None).unwrap();
+    for (k, (s, buf)) in inputs.iter().zip(&scalar_bufs).enumerate() {
+        let input = MsmInput { scalars: buf.as_device_ptr(), n: s.len(), density: None, base_offset: 0 };
+        // SAFETY: buffers live until the synchronize below.
+        unsafe { msm_g1(&gpu, &stream, &bases, &input, &MsmConfig::default(), &mut arena, out.as_device_ptr().add(18 * k)).unwrap() };
+    }
+    stream.synchronize().unwrap();
+    let mut words = vec![0u64; 18 * inputs.len()];
+    out.copy_to(&mut words[..]).unwrap();
+    for (k, s) in inputs.iter().enumerate() {
+        let w: [u64; 18] = words[18 * k..18 * (k + 1)].try_into().unwrap();
+        let got = unsafe { std::mem::transmute::<[u64; 18], G1Projective>(w) };
+        assert!(got == cpu_g1(&host, &to_bytes(s)), "async call {k}");
+    }
+
+    // Misuse is reported, not run.
+    let input = MsmInput { scalars: scalar_bufs[0].as_device_ptr(), n, density: None, base_offset: 1 };
+    let err = unsafe { msm_g1(&gpu, &stream, &bases, &input, &MsmConfig::default(), &mut arena, out.as_device_ptr()) };
+    assert!(err.is_err(), "bases past the end must be rejected");
+    let mut small = unsafe { DeviceBuffer::<u64>::uninitialized(16) }.unwrap();
+    let input = MsmInput { base_offset: 0, ..input };
+    let err = unsafe { msm_g1(&gpu, &stream, &bases, &input, &MsmConfig::default(), &mut small, out.as_device_ptr()) };
+    assert!(err.is_err(), "a small arena must be rejected");
+    let g2_bases = GpuBases::upload_g2(&gpu, &[G2Affine::generator()]).unwrap();
+    let input = MsmInput { n: 1, ..input };
+    let err = unsafe { msm_g1(&gpu, &stream, &g2_bases, &input, &MsmConfig::default(), &mut arena, out.as_device_ptr()) };
+    assert!(err.is_err(), "G2 bases in a G1 MSM must be rejected");
+}
