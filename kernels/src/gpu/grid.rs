@@ -11,6 +11,14 @@
 /// which passes points through local memory.
 #[inline(always)]
 pub fn indices(n: u32) -> GridStride {
+    let (next, stride) = first_index_and_stride();
+    GridStride { next, stride, end: n as usize }
+}
+
+/// This thread's first element index and the grid-wide stride; on the host
+/// one "thread" starts at 0 with stride 1.
+#[inline(always)]
+pub fn first_index_and_stride() -> (usize, usize) {
     #[cfg(target_arch = "nvptx64")]
     {
         use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _thread_idx_x};
@@ -23,18 +31,13 @@ pub fn indices(n: u32) -> GridStride {
                 _grid_dim_x(),
             )
         };
-        GridStride {
-            next: block as u32 as usize * block_dim as u32 as usize + thread as u32 as usize,
-            stride: grid_dim as u32 as usize * block_dim as u32 as usize,
-            end: n as usize,
-        }
+        (
+            block as u32 as usize * block_dim as u32 as usize + thread as u32 as usize,
+            grid_dim as u32 as usize * block_dim as u32 as usize,
+        )
     }
     #[cfg(not(target_arch = "nvptx64"))]
-    GridStride {
-        next: 0,
-        stride: 1,
-        end: n as usize,
-    }
+    (0, 1)
 }
 
 pub struct GridStride {

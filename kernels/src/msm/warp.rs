@@ -14,30 +14,8 @@
 /// the block size to be a multiple of 32 (all launches use 256).
 #[inline(always)]
 pub fn uniform_indices(n: u32) -> WarpStride {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        use core::arch::nvptx::{_block_dim_x, _block_idx_x, _grid_dim_x, _thread_idx_x};
-        // SAFETY: reading special registers has no preconditions.
-        let (block, block_dim, thread, grid_dim) = unsafe {
-            (
-                _block_idx_x(),
-                _block_dim_x(),
-                _thread_idx_x(),
-                _grid_dim_x(),
-            )
-        };
-        WarpStride {
-            next: block as u32 as usize * block_dim as u32 as usize + thread as u32 as usize,
-            stride: grid_dim as u32 as usize * block_dim as u32 as usize,
-            end: n as usize,
-        }
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    WarpStride {
-        next: 0,
-        stride: 1,
-        end: n as usize,
-    }
+    let (next, stride) = crate::gpu::grid::first_index_and_stride();
+    WarpStride { next, stride, end: n as usize }
 }
 
 pub struct WarpStride {
