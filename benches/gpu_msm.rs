@@ -15,8 +15,6 @@ use cuzk::gpu::elementwise::scalar_limbs;
 use cuzk::gpu::msm::{msm_g1, msm_g2, GpuBases, MsmConfig, MsmCurve, MsmInput, MsmPlan};
 use cuzk::gpu::GpuDevice;
 use ff::Field;
-use group::prime::PrimeCurveAffine;
-use group::{Curve, Group};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use rayon::prelude::*;
@@ -74,8 +72,8 @@ fn main() {
             }
             let n = 1usize << log_n;
             let bases = match curve {
-                MsmCurve::G1 => GpuBases::upload_g1(&gpu, &bases_of::<G1Projective>(n)).unwrap(),
-                MsmCurve::G2 => GpuBases::upload_g2(&gpu, &bases_of::<G2Projective>(n)).unwrap(),
+                MsmCurve::G1 => GpuBases::upload_g1(&gpu, &cuzk::synthetic::random_walk_points::<G1Projective>(n, 0)).unwrap(),
+                MsmCurve::G2 => GpuBases::upload_g2(&gpu, &cuzk::synthetic::random_walk_points::<G2Projective>(n, 0)).unwrap(),
             };
             for case in cases {
                 let scalars = scalars_of(&mut rng, n, case.skew);
@@ -127,33 +125,6 @@ fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], 
         times[0],
         n as f64 / (median * 1e-3) / 1e6
     );
-}
-
-/// `n` distinct random bases from parallel random walks.
-fn bases_of<P>(n: usize) -> Vec<P::AffineRepr>
-where
-    P: Group + Curve + Send + Sync,
-    P::AffineRepr: PrimeCurveAffine + Send + Sync,
-{
-    const CHUNK: usize = 1 << 14;
-    (0..n.div_ceil(CHUNK))
-        .into_par_iter()
-        .flat_map_iter(|k| {
-            let mut r = ChaCha8Rng::seed_from_u64(k as u64);
-            let steps: Vec<P> = (0..4).map(|_| P::random(&mut r)).collect();
-            let mut current = P::random(&mut r);
-            let len = CHUNK.min(n - k * CHUNK);
-            let walk: Vec<P> = (0..len)
-                .map(|_| {
-                    current += steps[r.gen_range(0..steps.len())];
-                    current
-                })
-                .collect();
-            let mut affine = vec![P::AffineRepr::identity(); len];
-            P::batch_normalize(&walk, &mut affine);
-            affine
-        })
-        .collect()
 }
 
 /// Uniform random scalars, or 90% zeros and ones (60% zero, 30% one).

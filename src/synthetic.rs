@@ -114,3 +114,35 @@ fn add_distinct(lc: LinearCombination<Scalar>, a: Variable, b: Variable) -> Line
         lc + a + b
     }
 }
+
+/// `n` random affine points, far cheaper than hashing each one: parallel
+/// random walks of 2^14 steps, each from its own random start adding one of
+/// four random steps. Chunk `k` is seeded with `seed + k`, so the points are
+/// reproducible from `seed`.
+pub fn random_walk_points<P>(n: usize, seed: u64) -> Vec<P::AffineRepr>
+where
+    P: group::Group + group::Curve + Send + Sync,
+    P::AffineRepr: group::prime::PrimeCurveAffine + Send + Sync,
+{
+    use group::prime::PrimeCurveAffine;
+    use rayon::prelude::*;
+    const CHUNK: usize = 1 << 14;
+    (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .flat_map_iter(|k| {
+            let mut r = rand_chacha::ChaCha8Rng::seed_from_u64(seed.wrapping_add(k as u64));
+            let steps: Vec<P> = (0..4).map(|_| P::random(&mut r)).collect();
+            let mut current = P::random(&mut r);
+            let len = CHUNK.min(n - k * CHUNK);
+            let walk: Vec<P> = (0..len)
+                .map(|_| {
+                    current += steps[(r.next_u32() & 3) as usize];
+                    current
+                })
+                .collect();
+            let mut affine = vec![P::AffineRepr::identity(); len];
+            P::batch_normalize(&walk, &mut affine);
+            affine
+        })
+        .collect()
+}

@@ -33,35 +33,14 @@ use rayon::prelude::*;
 // ---------------------------------------------------------------------------
 // Inputs
 
-/// `n` random points: parallel random walks (each chunk from its own hashed
-/// start, adding a few hashed steps), far cheaper than hashing every point;
-/// then identities, repeats and negations sprinkled in.
+/// `n` random points (`cuzk::synthetic::random_walk_points`), then
+/// identities, repeats and negations sprinkled in.
 fn random_bases<P>(rng: &mut ChaCha8Rng, n: usize) -> Vec<P::AffineRepr>
 where
     P: Group + Curve + Send + Sync,
     P::AffineRepr: PrimeCurveAffine + Send + Sync + std::ops::Neg<Output = P::AffineRepr>,
 {
-    const CHUNK: usize = 1 << 14;
-    let seeds: Vec<u64> = (0..n.div_ceil(CHUNK)).map(|_| rng.gen()).collect();
-    let mut points: Vec<P::AffineRepr> = seeds
-        .par_iter()
-        .enumerate()
-        .flat_map_iter(|(k, &seed)| {
-            let mut r = ChaCha8Rng::seed_from_u64(seed);
-            let steps: Vec<P> = (0..4).map(|_| P::random(&mut r)).collect();
-            let mut current = P::random(&mut r);
-            let len = CHUNK.min(n - k * CHUNK);
-            let walk: Vec<P> = (0..len)
-                .map(|_| {
-                    current += steps[r.gen_range(0..steps.len())];
-                    current
-                })
-                .collect();
-            let mut affine = vec![P::AffineRepr::identity(); len];
-            P::batch_normalize(&walk, &mut affine);
-            affine
-        })
-        .collect();
+    let mut points = cuzk::synthetic::random_walk_points::<P>(n, rng.gen());
     for i in 0..n {
         match rng.gen_range(0..64) {
             0 => points[i] = P::AffineRepr::identity(),
