@@ -29,6 +29,7 @@ fn main() {
         std::fs::copy(&prebuilt, &out).unwrap_or_else(|e| {
             fail(&format!("CUZK_PTX={}: {e}", Path::new(&prebuilt).display()))
         });
+        export_fingerprint(&out);
         return;
     }
     let manifest_dir = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").unwrap());
@@ -36,7 +37,36 @@ fn main() {
     println!("cargo:rerun-if-changed={}", kernels.join("src").display());
     println!("cargo:rerun-if-changed={}", kernels.join("Cargo.toml").display());
     let ptx = build_ptx(&kernels, &manifest_dir.join("target").join("ptx"));
-    std::fs::copy(&ptx, &out).unwrap_or_else(|e| fail(&format!("copy {}: {e}", ptx.display())));
+    let text = std::fs::read_to_string(&ptx).unwrap_or_else(|e| fail(&format!("read {}: {e}", ptx.display())));
+    std::fs::write(&out, cap_registers(&text, MAX_REGISTERS)).unwrap_or_else(|e| fail(&format!("write {}: {e}", out.display())));
+    export_fingerprint(&out);
+}
+
+/// Register caps (`.maxnreg`, CUDA C++'s launch bounds, which Rust cannot
+/// express) for kernels whose occupancy is worth a few spills; measured in
+/// docs/PERFORMANCE.md. `scripts/ptx-select.py` makes variants to compare.
+const MAX_REGISTERS: &[(&str, u32)] = &[("msm_g1_accumulate0", 168)];
+
+/// Puts `.maxnreg N` between each listed entry's parameter list and body.
+fn cap_registers(ptx: &str, caps: &[(&str, u32)]) -> String {
+    let mut out = ptx.to_string();
+    for &(name, limit) in caps {
+        let head = format!(".entry {name}(");
+        let Some(at) = out.find(&head) else {
+            fail(&format!("register cap for unknown kernel {name}"));
+        };
+        let body = at + out[at..].find("\n{\n").unwrap_or_else(|| fail(&format!("no body for {name}")));
+        out.insert_str(body, &format!("\n.maxnreg {limit}"));
+    }
+    out
+}
+
+/// `CUZK_KERNELS_PTX_FNV`: FNV-1a 64 of the PTX, so a cubin compiled ahead
+/// from exactly this PTX can be recognised by name at run time.
+fn export_fingerprint(ptx: &Path) {
+    let bytes = std::fs::read(ptx).unwrap_or_else(|e| fail(&format!("read {}: {e}", ptx.display())));
+    let hash = bytes.iter().fold(0xcbf29ce484222325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x100000001b3));
+    println!("cargo:rustc-env=CUZK_KERNELS_PTX_FNV={hash:016x}");
 }
 
 fn build_ptx(kernels: &Path, target_dir: &Path) -> PathBuf {

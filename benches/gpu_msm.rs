@@ -1,18 +1,21 @@
-//! GPU MSM timing: G1 at 2^20 and 2^24, G2 at 2^20, random scalars and a
+//! GPU MSM timing: G1 at 2^20, 2^24, 2^26, G2 at 2^20, 2^24, random scalars and a
 //! witness-like input (90% of scalars 0 or 1). Bases and scalars are
 //! uploaded once; each run enqueues one MSM on a stream with a preallocated
 //! arena and is timed with CUDA events (2 warm-up runs, median of 5).
 //! Without a GPU it prints why and exits 0.
 //!
 //! Arguments: `g1`, `g2`, `20`, `24`, `skew` … filter the cases by name;
-//! `--c N` forces the window size.
+//! `--c N[,N…]` forces window sizes (one row each), `--chunk0 N` the first
+//! accumulation level's chunk, `--fan N` the bucket reduction's merge fan (log2);
+//! `--profile` adds one run's per-kernel device times; `--module FILE` runs
+//! the kernels of a variant PTX/cubin instead of the embedded ones.
 
 use blstrs::{G1Projective, G2Projective, Scalar};
 use cust::event::{Event, EventFlags};
 use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::stream::{Stream, StreamFlags};
 use cuzk::gpu::elementwise::scalar_limbs;
-use cuzk::gpu::msm::{msm_g1, msm_g2, GpuBases, MsmConfig, MsmCurve, MsmInput, MsmPlan};
+use cuzk::gpu::msm::{msm_g1, msm_g2, msm_profile, GpuBases, MsmConfig, MsmCurve, MsmInput, MsmPlan};
 use cuzk::gpu::GpuDevice;
 use ff::Field;
 use rand::{Rng, SeedableRng};
@@ -34,12 +37,14 @@ const CASES: &[Case] = &[
     Case { name: "g1 2^20 skew", curve: MsmCurve::G1, log_n: 20, skew: true },
     Case { name: "g1 2^24", curve: MsmCurve::G1, log_n: 24, skew: false },
     Case { name: "g1 2^24 skew", curve: MsmCurve::G1, log_n: 24, skew: true },
+    Case { name: "g1 2^26", curve: MsmCurve::G1, log_n: 26, skew: false },
     Case { name: "g2 2^20", curve: MsmCurve::G2, log_n: 20, skew: false },
     Case { name: "g2 2^20 skew", curve: MsmCurve::G2, log_n: 20, skew: true },
+    Case { name: "g2 2^24", curve: MsmCurve::G2, log_n: 24, skew: false },
 ];
 
 fn main() {
-    let gpu = match cuzk::gpu::discover(&[0]) {
+    let mut gpu = match cuzk::gpu::discover(&[0]) {
         Ok(mut g) => g.remove(0),
         Err(e) => {
             println!("gpu_msm: skipped, {e}");
@@ -48,10 +53,28 @@ fn main() {
     };
     let mut filter = Vec::new();
     let mut config = MsmConfig::default();
+    let mut windows = vec![0u32];
+    let mut profile = false;
     let mut args = std::env::args().skip(1);
+    let number = |args: &mut dyn Iterator<Item = String>, flag: &str| -> u32 {
+        args.next().and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("{flag} N"))
+    };
     while let Some(a) = args.next() {
         match a.as_str() {
-            "--c" => config.window_bits = args.next().and_then(|v| v.parse().ok()).expect("--c N"),
+            "--c" => {
+                let list = args.next().expect("--c N[,N...]");
+                windows = list.split(',').map(|v| v.parse().expect("--c N[,N...]")).collect();
+            }
+            "--chunk0" => config.chunk0 = number(&mut args, "--chunk0"),
+            "--fan" => config.reduce_fan_log = number(&mut args, "--fan"),
+            "--profile" => profile = true,
+            // A variant build of the kernels (e.g. other register caps, from
+            // scripts/ptx-select.py) replaces the embedded module.
+            "--module" => {
+                let path = std::path::PathBuf::from(args.next().expect("--module FILE"));
+                gpu.module = gpu.load_module_file(&path).unwrap();
+                println!("module: {}", path.display());
+            }
             other if other.starts_with("--") => {}
             other => filter.push(other.to_string()),
         }
@@ -65,7 +88,7 @@ fn main() {
     // Bases are generated once per (curve, size) and shared by the cases.
     let mut rng = ChaCha8Rng::seed_from_u64(0x5eed);
     for curve in [MsmCurve::G1, MsmCurve::G2] {
-        for log_n in [20, 24] {
+        for log_n in [20, 24, 26] {
             let cases: Vec<&Case> = CASES.iter().filter(|c| c.curve == curve && c.log_n == log_n && wanted(c)).collect();
             if cases.is_empty() {
                 continue;
@@ -77,13 +100,16 @@ fn main() {
             };
             for case in cases {
                 let scalars = scalars_of(&mut rng, n, case.skew);
-                run_case(&gpu, case, &bases, &scalars, &config);
+                for &c in &windows {
+                    let config = MsmConfig { window_bits: c, ..config };
+                    run_case(&gpu, case, &bases, &scalars, &config, profile);
+                }
             }
         }
     }
 }
 
-fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], config: &MsmConfig) {
+fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], config: &MsmConfig, profile: bool) {
     gpu.bind().unwrap();
     let n = scalars.len();
     let plan = MsmPlan::new(n, case.curve, config).unwrap();
@@ -125,6 +151,23 @@ fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], 
         times[0],
         n as f64 / (median * 1e-3) / 1e6
     );
+    if profile {
+        // SAFETY: as above; msm_profile waits for the stream.
+        let steps = unsafe { msm_profile(gpu, &stream, case.curve, bases, &input, config, &mut arena, out.as_device_ptr()) }.unwrap();
+        let mut by_kernel: Vec<(&str, f64, usize)> = Vec::new();
+        for (name, ms) in steps {
+            match by_kernel.iter_mut().find(|k| k.0 == name) {
+                Some(k) => {
+                    k.1 += ms;
+                    k.2 += 1;
+                }
+                None => by_kernel.push((name, ms, 1)),
+            }
+        }
+        for (name, ms, launches) in by_kernel {
+            println!("    {name:<22} {launches:>3} launch(es) {ms:>9.3} ms");
+        }
+    }
 }
 
 /// Uniform random scalars, or 90% zeros and ones (60% zero, 30% one).

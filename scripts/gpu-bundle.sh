@@ -29,7 +29,7 @@ for line in sys.stdin:
         if prefix is not None:
             shutil.copy(m["executable"], sys.argv[1] + "/bin/" + prefix + m["target"]["name"])
 ' "$out"
-# PTX variants for the arithmetic bench (scripts/gpu-measure.sh).
+# PTX variants of the whole kernel crate (cut down to cubins below).
 mkdir -p "$out/ptx"
 ptx_variant() {  # name, extra rustc flags...
   local name=$1; shift
@@ -40,6 +40,32 @@ ptx_variant() {  # name, extra rustc flags...
 }
 ptx_variant generic_u64_mul --cfg cuzk_generic_mul
 cp "$(ls -t target/release/build/cuzk-*/out/cuzk_kernels.ptx | head -n 1)" "$out/ptx/embedded.ptx"
+# Cubins are compiled here with the local ptxas for the H200 (sm_90):
+# scripts/ptxas-report.sh fetches it. ptxas -v reports go to target/ptxas-*.txt.
+ptxas=.cache/nvcc/nvidia/cuda_nvcc/bin/ptxas
+[ -x $ptxas ] || KERNEL_FILTER=none scripts/ptxas-report.sh >/dev/null
+mkdir -p "$out/cubin" "$out/variants"
+# Variants hold only the kernels they are compared on (seconds of ptxas
+# instead of many minutes for a whole module): the arithmetic benches of
+# each multiplication variant, and the MSM kernels under other register caps.
+variant() {  # ptx, name, kernel regex, caps...
+  local ptx=$1 name=$2; shift 2
+  scripts/ptx-select.py "$ptx" "target/variant-$name.ptx" "$@"
+  $ptxas -arch=sm_90 -O3 -v "target/variant-$name.ptx" -o "$out/variants/$name.cubin" 2> "target/ptxas-$name.txt"
+}
+for v in embedded generic_u64_mul; do variant "$out/ptx/$v.ptx" "arith-$v" '^bench_'; done
+g1_msm='^msm_(g1_|histogram|popcount|scan_|scatter)'
+variant "$out/ptx/embedded.ptx" msm-g1-nocap "$g1_msm" 'msm_g1_accumulate0=0'
+variant "$out/ptx/embedded.ptx" msm-g1-cap128 "$g1_msm" 'msm_g1_accumulate0=128'
+# The executables' whole module compiled ahead, named by the PTX's
+# fingerprint as src/gpu/runtime.rs expects: with CUZK_CUBIN_DIR=.gpu/cubin
+# the device skips minutes of JIT per fresh build.
+fnv=$(python3 -c 'import sys
+h = 0xcbf29ce484222325
+for b in open(sys.argv[1], "rb").read():
+    h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
+print(f"{h:016x}")' "$out/ptx/embedded.ptx")
+$ptxas -arch=sm_90 -O3 -v "$out/ptx/embedded.ptx" -o "$out/cubin/cuzk_kernels-$fnv-sm_90.cubin" 2> target/ptxas-embedded.txt
 cat > "$out/run-tests.sh" <<'EOS'
 #!/usr/bin/env bash
 # Runs every test executable; exits non-zero if any fails.
@@ -54,7 +80,7 @@ chmod +x "$out/run-tests.sh"
 strip --strip-debug "$out"/bin/*
 # The executables embed the PTX text, which compresses well; the device
 # call's carry limit is 64 MiB. Unpack there with: tar xzf .gpu/bundle.tar.gz -C .gpu
-tar czf bundle.tar.gz -C "$out" bin ptx run-tests.sh
-rm -rf "$out"/bin "$out"/ptx "$out"/run-tests.sh
+tar czf bundle.tar.gz -C "$out" bin cubin variants run-tests.sh
+rm -rf "$out"/bin "$out"/ptx "$out"/cubin "$out"/variants "$out"/run-tests.sh
 mv bundle.tar.gz "$out/"
 ls -la "$out"

@@ -1,24 +1,43 @@
 #!/usr/bin/env bash
 # Runs on the GPU machine, from the repo root, over a bundle made by
-# scripts/gpu-bundle.sh: GPU tests, ptxas resource reports and the
-# arithmetic throughput bench for every PTX variant in .gpu/ptx/.
+# scripts/gpu-bundle.sh: the GPU tests, then the benches (arithmetic with
+# every multiplication variant, MSM with every register-cap variant, NTT).
+# Usage: scripts/gpu-measure.sh [tests] [arith] [msm] [msm-windows] [ntt]
+# (default: all but the window-size sweep).
 # Writes logs to ${OUT:-/tmp/cuzk-out}.
 set -uo pipefail
 out=${OUT:-/tmp/cuzk-out}; mkdir -p "$out"
-# The driver JIT-compiles the PTX on first load; keep the result for later loads.
-export CUDA_CACHE_MAXSIZE=4294967296
+parts=${*:-tests arith msm ntt}
+want() { [[ " $parts " == *" $1 "* ]]; }
+# The bundle's ahead-of-time cubin of the embedded PTX skips the driver's
+# JIT (minutes for the whole module); keep JIT results anyway.
+export CUZK_CUBIN_DIR=$PWD/.gpu/cubin CUDA_CACHE_MAXSIZE=4294967296
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.sm --format=csv | tee "$out/gpu.txt"
-# Resource reports (registers, stack, spills) in the background: ptxas is
-# the same compiler the driver's JIT runs.
-for p in .gpu/ptx/*.ptx; do
-  ( ptxas -arch=sm_90 -O3 -v "$p" -o "${p%.ptx}.cubin" > "$out/ptxas-$(basename "${p%.ptx}").txt" 2>&1 ) &
-done
 t0=$(date +%s)
-.gpu/run-tests.sh > "$out/tests.log" 2>&1; echo "tests rc=$? in $(( $(date +%s) - t0 )) s"
-grep -E "test result|SKIPPED|FAILED|panicked|Segmentation" "$out/tests.log" | sort | uniq -c
-wait
-mods=(); for c in .gpu/ptx/*.cubin; do [ -e "$c" ] && mods+=(--module "$c"); done
-.gpu/bin/bench-gpu_arith "${mods[@]}" 2>&1 | tee "$out/bench.txt"
-for f in "$out"/ptxas-*.txt; do
-  echo "== $f"; grep -A1 -E "Compiling entry function '(bench_|g2_add|g1_add_mixed|fp_mul|fr_mul)" "$f" | grep -E "Used|spill|stack" | head -24
-done
+if want tests; then
+  .gpu/run-tests.sh > "$out/tests.log" 2>&1; echo "tests rc=$? in $(( $(date +%s) - t0 )) s"
+  grep -E "test result|SKIPPED|FAILED|panicked|Segmentation" "$out/tests.log" | sort | uniq -c
+fi
+v=.gpu/variants
+if want arith; then
+  mods=(); for c in $v/arith-*.cubin; do mods+=(--module "$c"); done
+  .gpu/bin/bench-gpu_arith "${mods[@]}" 2>&1 | tee "$out/bench-arith.txt"
+  echo "arith done at $(( $(date +%s) - t0 )) s"
+fi
+if want msm; then
+  .gpu/bin/bench-gpu_msm --profile 2>&1 | tee "$out/bench-msm.txt"
+  for m in $v/msm-*.cubin; do
+    .gpu/bin/bench-gpu_msm g1 --module "$m" 2>&1 | tee -a "$out/bench-msm-variants.txt"
+  done
+  echo "msm done at $(( $(date +%s) - t0 )) s"
+fi
+if want msm-windows; then
+  # Window sizes around the default, per size and curve.
+  for sweep in "g1 2^20:13,14,15,16,17" "g1 2^24:16,17,18,19,20" "g1 2^26:18,19,20,21" "g2 2^20:13,14,15,16" "g2 2^24:15,16,17,18"; do
+    .gpu/bin/bench-gpu_msm "${sweep%%:*}" --c "${sweep##*:}" 2>&1 | tee -a "$out/bench-msm-windows.txt"
+  done
+fi
+if want ntt; then
+  .gpu/bin/bench-gpu_ntt 2>&1 | tee "$out/bench-ntt.txt"
+  echo "ntt done at $(( $(date +%s) - t0 )) s"
+fi

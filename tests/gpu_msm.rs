@@ -1,7 +1,9 @@
 //! GPU MSM (G1 and G2) against blst's Pippenger (`cuzk::cpu::msm`) on fresh
 //! random inputs; skips without a GPU.
 //!
-//! Sizes: every n in 1..=300, 2^10, 2^16 (G1 and G2) and 2^20 (G1). Inputs
+//! Sizes: every n in 1..=2^16 (prefixes of one input, 64 streams at once),
+//! every n in 1..=300 with fresh inputs, 2^10, 2^16, 2^20 and 2^24 (G1 and
+//! G2). Inputs
 //! mix in the edge scalars 0, 1, r−1, r−k, small values and 2^k − 1 (long
 //! carry chains), bases with identities, repeats and negations (buckets see
 //! P+P and P−P), all-zero and all-one vectors, skewed inputs (90% zeros and
@@ -19,8 +21,8 @@ use cuzk::cpu::msm::{msm_g1 as cpu_g1, msm_g2 as cpu_g2, select_dense, to_bytes}
 use cuzk::density::Density;
 use cuzk::gpu::elementwise::scalar_limbs;
 use cuzk::gpu::msm::{
-    msm_g1, msm_g1_blocking, msm_g1_blocking_with, msm_g2_blocking, msm_g2_blocking_with, msm_scratch_bytes,
-    GpuBases, MsmConfig, MsmCurve, MsmInput,
+    g1_from_result_words, g2_from_result_words, msm_g1, msm_g1_blocking, msm_g1_blocking_with, msm_g2, msm_g2_blocking,
+    msm_g2_blocking_with, msm_scratch_bytes, GpuBases, MsmConfig, MsmCurve, MsmInput,
 };
 use cuzk::gpu::GpuDevice;
 use ff::Field;
@@ -145,6 +147,88 @@ fn g2_every_size_up_to_300() {
     }
 }
 
+/// Every prefix `n = 1..=2^16` of one random input, as separate MSMs spread
+/// over 64 streams (each with its own arena) so they run concurrently; the
+/// reference is the prefix sums of `s_i·P_i`.
+fn every_prefix<P>(
+    name: &str,
+    curve: MsmCurve,
+    upload: fn(&GpuDevice, &[P::AffineRepr]) -> Result<GpuBases, cuzk::ProverError>,
+    from_words: fn(&[u64]) -> P,
+) where
+    P: Group<Scalar = Scalar> + Curve + Send + Sync,
+    P::AffineRepr: PrimeCurveAffine<Curve = P> + Send + Sync + std::ops::Neg<Output = P::AffineRepr>,
+{
+    let Some(gpu) = common::gpu_or_skip(name) else { return };
+    const N: usize = 1 << 16;
+    const STREAMS: usize = 64;
+    let mut rng = common::rng();
+    let host = random_bases::<P>(&mut rng, N);
+    let scalars = random_scalars(&mut rng, N);
+    let terms: Vec<P> = host.par_iter().zip(&scalars).map(|(b, s)| b.to_curve() * *s).collect();
+    let want: Vec<P> = terms.iter().scan(P::identity(), |acc, t| { *acc += t; Some(*acc) }).collect();
+
+    let bases = upload(&gpu, &host).unwrap();
+    gpu.bind().unwrap();
+    let words = curve.jacobian_limbs();
+    let arena_words = (1..=N).map(|n| msm_scratch_bytes(n, curve, 0).unwrap()).max().unwrap() / 8;
+    let mut arenas: Vec<DeviceBuffer<u64>> = (0..STREAMS).map(|_| unsafe { DeviceBuffer::uninitialized(arena_words) }.unwrap()).collect();
+    let streams: Vec<Stream> = (0..STREAMS).map(|_| Stream::new(StreamFlags::NON_BLOCKING, None).unwrap()).collect();
+    let scalar_buf = DeviceBuffer::from_slice(scalar_limbs(&scalars)).unwrap();
+    let out = DeviceBuffer::from_slice(&vec![0u64; words * (N + 1)]).unwrap();
+    for n in 1..=N {
+        let k = n % STREAMS;
+        let input = MsmInput { scalars: scalar_buf.as_device_ptr(), n, density: None, base_offset: 0 };
+        let at = unsafe { out.as_device_ptr().add(words * n) };
+        // SAFETY: every buffer outlives the synchronizes below; each stream
+        // has its own arena.
+        unsafe {
+            match curve {
+                MsmCurve::G1 => msm_g1(&gpu, &streams[k], &bases, &input, &MsmConfig::default(), &mut arenas[k], at),
+                MsmCurve::G2 => msm_g2(&gpu, &streams[k], &bases, &input, &MsmConfig::default(), &mut arenas[k], at),
+            }
+            .unwrap()
+        };
+    }
+    for s in &streams {
+        s.synchronize().unwrap();
+    }
+    let mut got = vec![0u64; words * (N + 1)];
+    out.copy_to(&mut got[..]).unwrap();
+    for n in 1..=N {
+        assert!(from_words(&got[words * n..words * (n + 1)]) == want[n - 1], "{name}: prefix of {n} scalars differs from Σ s_i·P_i");
+    }
+}
+
+#[test]
+fn g1_every_size_up_to_2_16() {
+    every_prefix::<G1Projective>("g1_every_size_up_to_2_16", MsmCurve::G1, GpuBases::upload_g1, |w| {
+        g1_from_result_words(w.try_into().unwrap())
+    });
+}
+
+#[test]
+fn g2_every_size_up_to_2_16() {
+    every_prefix::<G2Projective>("g2_every_size_up_to_2_16", MsmCurve::G2, GpuBases::upload_g2, |w| {
+        g2_from_result_words(w.try_into().unwrap())
+    });
+}
+
+#[test]
+fn g1_and_g2_at_2_24() {
+    let Some(gpu) = common::gpu_or_skip("g1_and_g2_at_2_24") else { return };
+    let mut rng = common::rng();
+    let n = 1 << 24;
+    let s = random_scalars(&mut rng, n);
+    let host = random_bases::<G1Projective>(&mut rng, n);
+    let bases = GpuBases::upload_g1(&gpu, &host).unwrap();
+    check_g1(&gpu, "2^24", &bases, &host, &s, &MsmConfig::default());
+    drop((bases, host));
+    let host = random_bases::<G2Projective>(&mut rng, n);
+    let bases = GpuBases::upload_g2(&gpu, &host).unwrap();
+    check_g2(&gpu, "2^24", &bases, &host, &s, &MsmConfig::default());
+}
+
 #[test]
 fn g1_large_sizes() {
     let Some(gpu) = common::gpu_or_skip("g1_large_sizes") else { return };
@@ -164,15 +248,15 @@ fn g1_large_sizes() {
 fn g2_large_sizes() {
     let Some(gpu) = common::gpu_or_skip("g2_large_sizes") else { return };
     let mut rng = common::rng();
-    let host = random_bases::<G2Projective>(&mut rng, 1 << 16);
+    let host = random_bases::<G2Projective>(&mut rng, 1 << 20);
     let bases = GpuBases::upload_g2(&gpu, &host).unwrap();
-    for log in [10, 16] {
+    for log in [10, 16, 20] {
         let n = 1 << log;
         let s = random_scalars(&mut rng, n);
         check_g2(&gpu, &format!("2^{log}"), &bases, &host[..n], &s, &MsmConfig::default());
     }
-    let s = mostly_zero_one(&mut rng, 1 << 16);
-    check_g2(&gpu, "2^16, 90% zero/one", &bases, &host, &s, &MsmConfig::default());
+    let s = mostly_zero_one(&mut rng, 1 << 20);
+    check_g2(&gpu, "2^20, 90% zero/one", &bases, &host, &s, &MsmConfig::default());
 }
 
 #[test]
@@ -226,9 +310,9 @@ fn window_sizes_and_chunk_settings() {
         check_g1(&gpu, "window size", &bases, &host, &s, &config);
     }
     for config in [
-        MsmConfig { window_bits: 10, chunk0: 1, chunk: 4, segments_log: Some(0) },
-        MsmConfig { window_bits: 12, chunk0: 3, chunk: 5, segments_log: Some(11) },
-        MsmConfig { window_bits: 16, chunk0: 4096, chunk: 64, segments_log: Some(3) },
+        MsmConfig { window_bits: 10, chunk0: 1, chunk: 4, reduce_fan_log: 1 },
+        MsmConfig { window_bits: 12, chunk0: 3, chunk: 5, reduce_fan_log: 8 },
+        MsmConfig { window_bits: 16, chunk0: 4096, chunk: 64, reduce_fan_log: 3 },
     ] {
         check_g1(&gpu, "chunk settings", &bases, &host, &s, &config);
         check_g1(&gpu, "chunk settings, one giant bucket per window", &bases, &host, &skew, &config);

@@ -1,13 +1,15 @@
-//! The GPU backend: slots, witness upload, proofs (skips without a GPU).
+//! The GPU backend: slots, witness upload, proofs with the H step and the
+//! MSMs on the GPU (skips without a GPU).
 #![cfg(feature = "cuda")]
 
 mod common;
 
 use blstrs::Scalar;
-use cuzk::gpu::GpuEngine;
+use common::{MostlyBits, NoBQuery, TestCircuit};
 use cuzk::gpu::elementwise::scalar_limbs;
+use cuzk::gpu::GpuEngine;
 use cuzk::synthetic::SyntheticPorep;
-use cuzk::{synthesize, Backend, ProofJob, ProofShape, Prover, ProverConfig};
+use cuzk::{synthesize, Backend, PhaseTimings, ProofJob, ProofShape, Prover, ProverConfig, ProverError};
 use ff::Field;
 
 fn gpu_config(workers: usize) -> ProverConfig {
@@ -55,4 +57,140 @@ fn gpu_backend_proofs_match_bellperson() {
     let prover = Prover::new(params.clone(), gpu_config(2)).expect("GPU prover");
     assert_eq!(prover.backend(), Backend::Gpu);
     common::assert_batch_matches_bellperson(&prover, &params, 3000, 6, 4, &mut rng);
+}
+
+#[test]
+fn circuits_without_public_inputs_besides_one() {
+    if common::gpu_or_skip("circuits_without_public_inputs_besides_one").is_none() {
+        return;
+    }
+    let mut rng = common::rng();
+    // Synthetic: the A-input and B-input MSMs see ONE alone.
+    let params = common::params_for(SyntheticPorep::shape(2000, 0), &mut rng);
+    let prover = Prover::new(params.clone(), gpu_config(2)).expect("GPU prover");
+    common::assert_batch_matches_bellperson(&prover, &params, 2000, 0, 3, &mut rng);
+    // One constraint (a domain of 2, one H coefficient).
+    let params = common::params_for(TestCircuit::NoInputs(None), &mut rng);
+    let prover = Prover::new(params.clone(), gpu_config(1)).expect("GPU prover");
+    let circuits: Vec<_> = (0..2u64).map(|i| TestCircuit::NoInputs(Some((Scalar::from(3 + i), Scalar::random(&mut rng))))).collect();
+    common::assert_proofs_match_bellperson(&prover, &params, circuits, &[vec![], vec![]], &mut rng);
+}
+
+#[test]
+fn non_power_of_two_constraint_counts() {
+    if common::gpu_or_skip("non_power_of_two_constraint_counts").is_none() {
+        return;
+    }
+    let mut rng = common::rng();
+    // 1021 + 1 + (1 + 3) inputs = 1026 constraints: a domain of 2048, half
+    // padding. Then an odd count well inside its domain.
+    for (constraints, inputs) in [(1021, 3), (3001, 5)] {
+        let params = common::params_for(SyntheticPorep::shape(constraints, inputs), &mut rng);
+        let prover = Prover::new(params.clone(), gpu_config(2)).expect("GPU prover");
+        common::assert_batch_matches_bellperson(&prover, &params, constraints, inputs, 2, &mut rng);
+    }
+}
+
+#[test]
+fn mostly_zero_one_witness() {
+    if common::gpu_or_skip("mostly_zero_one_witness").is_none() {
+        return;
+    }
+    let mut rng = common::rng();
+    let params = common::params_for(MostlyBits { bits: 4000, seed: None }, &mut rng);
+    let prover = Prover::new(params.clone(), gpu_config(2)).expect("GPU prover");
+    let circuits: Vec<_> = (0..3).map(|i| MostlyBits { bits: 4000, seed: Some(i) }).collect();
+    let public: Vec<_> = circuits.iter().map(|c| c.public_values()).collect();
+    common::assert_proofs_match_bellperson(&prover, &params, circuits, &public, &mut rng);
+}
+
+#[test]
+fn empty_b_densities_skip_the_b_msms() {
+    if common::gpu_or_skip("empty_b_densities_skip_the_b_msms").is_none() {
+        return;
+    }
+    let mut rng = common::rng();
+    let params = common::params_for(NoBQuery { vars: 500, seed: None }, &mut rng);
+    assert!(params.b_g1.is_empty() && params.b_g2.is_empty());
+    let engine = GpuEngine::new(&params, &gpu_config(1)).expect("engine");
+    let circuit = NoBQuery { vars: 500, seed: Some(5) };
+    let rs = common::random_r_s(1, &mut rng);
+    let want = common::bellperson_proofs(&params, vec![circuit.clone()], &rs);
+    let asg = synthesize(circuit.clone()).unwrap();
+    let shape = ProofShape::of(&asg).unwrap();
+    let msms = engine.msms_run();
+    let st = engine.prestage(0, &shape, ProofJob::with_randomness(asg, rs[0].0, rs[0].1)).unwrap();
+    let proof = engine.compute(&params, st, &mut PhaseTimings::default()).expect("proof");
+    // H, L, A inputs, A aux; both B MSMs in G1 and G2 are the identity.
+    assert_eq!(engine.msms_run() - msms, 4);
+    assert_eq!(proof, want[0]);
+    assert!(common::verifies(&params, &proof, &circuit.public_values()));
+}
+
+#[test]
+fn two_workers_pipeline_many_proofs() {
+    if common::gpu_or_skip("two_workers_pipeline_many_proofs").is_none() {
+        return;
+    }
+    let mut rng = common::rng();
+    let (constraints, inputs) = (2500, 4);
+    let params = common::params_for(SyntheticPorep::shape(constraints, inputs), &mut rng);
+    let prover = Prover::new(params.clone(), gpu_config(2)).expect("GPU prover");
+    assert_eq!(prover.workers(), 2);
+    common::assert_batch_matches_bellperson(&prover, &params, constraints, inputs, 6, &mut rng);
+
+    // The explicit phases, interleaved: both slots staged, then each slot
+    // reused while the other one holds a staged proof.
+    let circuits: Vec<_> = (0..5).map(|i| SyntheticPorep::with_witness(constraints, inputs, 500 + i)).collect();
+    let rs = common::random_r_s(circuits.len(), &mut rng);
+    let want = common::bellperson_proofs(&params, circuits.clone(), &rs);
+    let stage = |i: usize| prover.prestage(ProofJob::with_randomness(synthesize(circuits[i].clone()).unwrap(), rs[i].0, rs[i].1)).unwrap();
+    let mut staged = std::collections::VecDeque::from([stage(0), stage(1)]);
+    for (i, want) in want.iter().enumerate() {
+        let proof = prover.compute(staged.pop_front().unwrap()).unwrap_or_else(|e| panic!("proof {i}: {e}"));
+        assert_eq!(&proof, want, "proof {i} differs from bellperson's");
+        if i + 2 < circuits.len() {
+            staged.push_back(stage(i + 2));
+        }
+    }
+}
+
+#[test]
+fn engine_compute_runs_on_the_gpu_and_slots_survive_failures() {
+    if common::gpu_or_skip("engine_compute_runs_on_the_gpu_and_slots_survive_failures").is_none() {
+        return;
+    }
+    let mut rng = common::rng();
+    let params = common::params_for(SyntheticPorep::shape(2000, 3), &mut rng);
+    let engine = GpuEngine::new(&params, &gpu_config(2)).expect("engine");
+    let cpu = Prover::new(params.clone(), ProverConfig { backend: Backend::Cpu, ..Default::default() }).unwrap();
+    let rs = common::random_r_s(1, &mut rng);
+    let (r, s) = rs[0];
+    let asg = synthesize(SyntheticPorep::with_witness(2000, 3, 9)).unwrap();
+    let shape = ProofShape::of(&asg).unwrap();
+
+    // A refused witness (another domain) and an abandoned one leave slot 0 usable.
+    let wrong = synthesize(SyntheticPorep::with_witness(1000, 3, 9)).unwrap();
+    let wrong_shape = ProofShape::of(&wrong).unwrap();
+    let refused = engine.prestage(0, &wrong_shape, ProofJob::with_randomness(wrong, r, s));
+    assert!(matches!(refused, Err(ProverError::ParamsMismatch { .. })), "{:?}", refused.err());
+    let other = synthesize(SyntheticPorep::with_witness(2000, 3, 10)).unwrap();
+    engine.prestage(0, &shape, ProofJob::with_randomness(other, r, s)).unwrap();
+
+    let (h_steps, msms) = (engine.h_steps_run(), engine.msms_run());
+    let st = engine.prestage(0, &shape, ProofJob::with_randomness(asg.clone(), r, s)).unwrap();
+    let mut timings = PhaseTimings::default();
+    let proof = engine.compute(&params, st, &mut timings).expect("GPU proof");
+    assert_eq!(engine.h_steps_run() - h_steps, 1, "H step not run on the GPU");
+    assert_eq!(engine.msms_run() - msms, 8, "MSMs not run on the GPU");
+    // Measured with CUDA events around the device work.
+    assert!(timings.ntt > std::time::Duration::ZERO && timings.msm > std::time::Duration::ZERO, "{timings}");
+
+    let want = cpu.compute(cpu.prestage(ProofJob::with_randomness(asg.clone(), r, s)).unwrap()).unwrap();
+    assert_eq!(proof, want, "GPU proof differs from the CPU backend's");
+    // The same slot again, and the other slot.
+    for slot in [0, 1] {
+        let st = engine.prestage(slot, &shape, ProofJob::with_randomness(asg.clone(), r, s)).unwrap();
+        assert_eq!(engine.compute(&params, st, &mut PhaseTimings::default()).unwrap(), want, "slot {slot}");
+    }
 }

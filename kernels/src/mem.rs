@@ -20,6 +20,44 @@ pub trait Limbs: Sized {
     /// # Safety
     /// `dst` must be valid for writing `Self::LIMBS` consecutive `u64`s.
     unsafe fn store(&self, dst: *mut u64);
+
+    /// [`Limbs::load`] from memory that no thread writes while the kernel
+    /// runs, 16 bytes per instruction through the read-only data cache
+    /// (`ld.global.nc.v2.u64`). The default is a plain load.
+    ///
+    /// # Safety
+    /// As for `load`, and `src` must be 16-byte aligned global memory that
+    /// stays unchanged during the kernel.
+    #[inline(always)]
+    unsafe fn load_readonly(src: *const u64) -> Self {
+        Self::load(src)
+    }
+}
+
+/// `N` words (`N` even) read with `ld.global.nc.v2.u64`; a plain read on
+/// the host.
+///
+/// # Safety
+/// As for [`Limbs::load_readonly`].
+#[inline(always)]
+pub unsafe fn load_array_readonly<const N: usize>(src: *const u64) -> [u64; N] {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        const { assert!(N % 2 == 0) };
+        let mut out = [0u64; N];
+        for i in 0..N / 2 {
+            core::arch::asm!(
+                "ld.global.nc.v2.u64 {{{a}, {b}}}, [{p}];",
+                a = out(reg64) out[2 * i],
+                b = out(reg64) out[2 * i + 1],
+                p = in(reg64) src.add(2 * i),
+                options(readonly, nostack, preserves_flags)
+            );
+        }
+        out
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    load_array(src)
 }
 
 /// # Safety

@@ -110,23 +110,23 @@ unsafe fn exec(curve: Curve, step: Step) {
                 u(8),
             )
         }
-        Step::Segments { .. } => {
+        Step::Merge { .. } => {
             assert_eq!(n, 6);
             let f = if g1 {
-                k::msm_g1_segments
+                k::msm_g1_merge
             } else {
-                k::msm_g2_segments
+                k::msm_g2_merge
             };
             f(p64(0), p32(1), u(2), u(3), u(4), p64(5))
         }
-        Step::Combine { .. } => {
-            assert_eq!(n, 5);
+        Step::Windows { .. } => {
+            assert_eq!(n, 4);
             let f = if g1 {
-                k::msm_g1_combine
+                k::msm_g1_windows
             } else {
-                k::msm_g2_combine
+                k::msm_g2_windows
             };
-            f(p64(0), u(1), u(2), u(3), p64(4))
+            f(p64(0), u(1), u(2), p64(3))
         }
         Step::Finish { .. } => {
             assert_eq!(n, 6);
@@ -288,7 +288,11 @@ fn window_counts_leave_room_for_the_signed_carry() {
     assert_eq!(default_window_bits(1 << 10), 7);
     assert_eq!(default_window_bits(1 << 16), 12);
     assert_eq!(default_window_bits(1 << 20), 16);
-    assert_eq!(default_window_bits(1 << 24), 18);
+    assert_eq!(default_window_bits(1 << 24), 16);
+    assert_eq!(default_window_bits(1 << 25), 18);
+    assert_eq!(default_window_bits(1 << 27), 20);
+    // 2^27 scalars at the default window still fit the u32 entry positions.
+    assert!(MsmPlan::new(1 << 27, Curve::G1, &MsmConfig::default()).is_ok());
 }
 
 #[test]
@@ -373,7 +377,7 @@ fn g1_every_size_up_to_80_default_and_small_windows() {
             window_bits: rng.gen_range(1..=9),
             chunk0: rng.gen_range(1..=8),
             chunk: rng.gen_range(4..=6),
-            segments_log: None,
+            reduce_fan_log: 0,
         };
         check::<G1>("small chunks", seed, &b[..n], &s, &config);
     }
@@ -390,25 +394,25 @@ fn g2_small_sizes() {
             window_bits: rng.gen_range(2..=7),
             chunk0: 3,
             chunk: 4,
-            segments_log: Some(1),
+            reduce_fan_log: 2,
         };
         check::<G2>("small chunks", seed, &b[..n], &s, &config);
     }
 }
 
 #[test]
-fn every_window_size_and_segment_split() {
-    let (mut rng, seed) = seeded_rng("every_window_size_and_segment_split");
+fn every_window_size_and_reduction_fan() {
+    let (mut rng, seed) = seeded_rng("every_window_size_and_reduction_fan");
     let b = bases::<G1>(&mut rng, 40);
     let s = scalars(&mut rng, 40);
     for c in 1..=12 {
-        for g in 0..c {
+        for fan_log in 0..=8 {
             let config = MsmConfig {
                 window_bits: c,
-                segments_log: Some(g),
+                reduce_fan_log: fan_log,
                 ..MsmConfig::default()
             };
-            check::<G1>("window/segments", seed, &b, &s, &config);
+            check::<G1>("window/reduction fan", seed, &b, &s, &config);
         }
     }
 }
@@ -463,19 +467,19 @@ fn skewed_buckets_go_through_many_levels() {
                 window_bits: 4,
                 chunk0: 1,
                 chunk: 4,
-                segments_log: Some(0),
+                reduce_fan_log: 1,
             },
             MsmConfig {
                 window_bits: 3,
                 chunk0: 2,
                 chunk: 5,
-                segments_log: Some(2),
+                reduce_fan_log: 3,
             },
             MsmConfig {
                 window_bits: 6,
                 chunk0: 7,
                 chunk: 4,
-                segments_log: Some(3),
+                reduce_fan_log: 4,
             },
         ] {
             check::<G1>(what, seed, &b, s, &config);
@@ -497,7 +501,7 @@ fn skewed_buckets_go_through_many_levels() {
                 window_bits: 3,
                 chunk0: 2,
                 chunk: 4,
-                segments_log: Some(1),
+                reduce_fan_log: 2,
             },
         );
     }
@@ -567,7 +571,7 @@ fn density_selects_scalars_and_offsets_bases() {
                 window_bits: 5,
                 chunk0: 3,
                 chunk: 4,
-                segments_log: Some(2),
+                reduce_fan_log: 3,
             };
             check_density::<G1>(&mut rng, seed, n, p, &config);
         }
@@ -590,7 +594,7 @@ fn plan_rejects_bad_settings_and_sizes_scratch() {
     }));
     assert!(bad(MsmConfig {
         window_bits: 4,
-        segments_log: Some(4),
+        reduce_fan_log: 9,
         ..MsmConfig::default()
     }));
     assert!(MsmPlan::new(1 << 31, Curve::G1, &MsmConfig::default()).is_err());

@@ -1,29 +1,39 @@
-//! The GPU backend: VRAM slots reserved once, witness upload on each
-//! worker's own stream.
+//! The GPU backend: everything reserved once, each proof run on its worker's
+//! own stream.
 //!
-//! Every worker owns one slot: a device buffer sized for the largest witness
-//! the parameters allow, a stream, and a pinned staging buffer. Pre-stage
-//! uploads the witness into the slot; nothing is allocated or freed after
-//! `GpuEngine::new`, and no call synchronizes the device.
-//!
-//! Until the NTT and MSM kernels land, `compute` waits for the upload and then
-//! runs H and the MSMs on the CPU (logged as such); the slot layout below is
-//! what those kernels will read.
+//! Per device, [`GpuEngine::new`] builds the NTT tables and uploads the
+//! parameters' bases (H, L, A, B in G1 and G2) once; all workers of the
+//! device share them. Every worker owns one slot: a device buffer sized for
+//! the witness the parameters describe, the H coefficients, one MSM arena
+//! (the MSMs of a proof run one after another, so one suffices), a small
+//! result buffer with its pinned host copy, a stream, events and a pinned
+//! staging buffer. Pre-stage uploads the witness into the slot; compute runs
+//! the H step and the eight MSMs there and downloads eight points. Nothing is
+//! allocated or freed after `new`, and no call synchronizes the device: a
+//! worker only ever waits on its own stream's events.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
 use bellperson::groth16::{Parameters, Proof};
-use blstrs::Bls12;
+use blstrs::{Bls12, G1Projective, G2Projective, Scalar};
 use cust::event::{Event, EventFlags};
-use cust::memory::{CopyDestination, DeviceBuffer, DevicePointer};
+use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, DevicePointer, LockedBuffer};
 use cust::stream::{Stream, StreamFlags};
+use cuzk_kernels::ntt::TableLayout;
+use group::Group;
 use log::{debug, info};
 
 use super::elementwise::scalar_limbs;
+use super::msm::{
+    g1_from_result_words, g2_from_result_words, msm_g1, msm_g2, DeviceDensity, GpuBases, MsmConfig, MsmCurve, MsmInput,
+    MsmPlan,
+};
+use super::ntt::GpuNtt;
 use super::upload::PinnedStager;
 use super::{discover, gpu_err, sys_check, GpuDevice};
-use crate::cpu::{self, CpuStaged};
+use crate::assemble::{assemble, MsmResults};
 use crate::error::ProverError;
 use crate::job::ProofJob;
 use crate::params::ProofShape;
@@ -37,6 +47,8 @@ const FR_WORDS: usize = 4;
 pub struct SlotLayout {
     /// Evaluation domain size 2^k: a, b and c are each padded to it.
     pub domain: usize,
+    /// Public inputs, the constant ONE included.
+    pub inputs: usize,
     /// Input count (with ONE) + aux count: the scalars, inputs first.
     pub scalars: usize,
     /// Words of one density bitmap over the aux variables.
@@ -50,10 +62,14 @@ impl SlotLayout {
         let (inputs, aux) = (params.vk.ic.len(), params.l.len());
         SlotLayout {
             domain: params.h.len() + 1,
+            inputs,
             scalars: inputs + aux,
             aux_density_words: aux.div_ceil(64),
             input_density_words: inputs.div_ceil(64),
         }
+    }
+    pub fn aux(&self) -> usize {
+        self.scalars - self.inputs
     }
     /// a, b, c: `domain` Fr each, back to back.
     pub fn abc(&self, which: usize) -> usize {
@@ -61,6 +77,9 @@ impl SlotLayout {
     }
     pub fn scalars_at(&self) -> usize {
         self.abc(3)
+    }
+    pub fn aux_scalars_at(&self) -> usize {
+        self.scalars_at() + self.inputs * FR_WORDS
     }
     pub fn a_aux_density_at(&self) -> usize {
         self.scalars_at() + self.scalars * FR_WORDS
@@ -74,6 +93,185 @@ impl SlotLayout {
     pub fn words(&self) -> usize {
         self.b_input_density_at() + self.input_density_words
     }
+    /// Words of the H coefficients (2^k − 1 Fr; one word when there are none,
+    /// as CUDA cannot allocate zero bytes).
+    fn h_words(&self) -> usize {
+        ((self.domain - 1) * FR_WORDS).max(1)
+    }
+    /// log2 of the NTT tables' domain (at least 1: tables for 2 cover 1).
+    fn ntt_log(&self) -> u32 {
+        self.domain.trailing_zeros().max(1)
+    }
+}
+
+/// The eight MSMs of a proof, in the order they run on a worker's stream
+/// and their results lie in its result buffer (as in `cpu::compute`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ProofMsm {
+    H,
+    L,
+    AInputs,
+    AAux,
+    BG1Inputs,
+    BG1Aux,
+    BG2Inputs,
+    BG2Aux,
+}
+
+impl ProofMsm {
+    const ALL: [ProofMsm; 8] = [
+        ProofMsm::H,
+        ProofMsm::L,
+        ProofMsm::AInputs,
+        ProofMsm::AAux,
+        ProofMsm::BG1Inputs,
+        ProofMsm::BG1Aux,
+        ProofMsm::BG2Inputs,
+        ProofMsm::BG2Aux,
+    ];
+
+    fn curve(self) -> MsmCurve {
+        match self {
+            ProofMsm::BG2Inputs | ProofMsm::BG2Aux => MsmCurve::G2,
+            _ => MsmCurve::G1,
+        }
+    }
+
+    /// Scalars the MSM reads (before density selection): what sizes its plan.
+    fn scalars(self, lay: &SlotLayout) -> usize {
+        match self {
+            ProofMsm::H => lay.domain - 1,
+            ProofMsm::AInputs | ProofMsm::BG1Inputs | ProofMsm::BG2Inputs => lay.inputs,
+            ProofMsm::L | ProofMsm::AAux | ProofMsm::BG1Aux | ProofMsm::BG2Aux => lay.aux(),
+        }
+    }
+
+    /// First word of this MSM's result in the result buffer.
+    fn result_at(self) -> usize {
+        Self::ALL.iter().take_while(|&&m| m != self).map(|m| m.curve().jacobian_limbs()).sum()
+    }
+
+    fn result_words() -> usize {
+        Self::ALL.iter().map(|m| m.curve().jacobian_limbs()).sum()
+    }
+}
+
+/// VRAM one device needs, in bytes, each buffer rounded up to the driver's
+/// allocation granularity.
+#[derive(Clone, Copy, Debug)]
+struct VramBudget {
+    /// The parameters' bases, shared by the device's workers.
+    bases: usize,
+    /// The NTT tables, shared.
+    ntt_tables: usize,
+    /// One worker: witness slot + H coefficients + MSM arena + results.
+    per_worker: usize,
+    workers: usize,
+}
+
+/// cuMemAlloc hands out whole 2 MiB pages for large buffers.
+const ALLOC_GRANULE: usize = 2 << 20;
+
+fn alloc_bytes(words: usize) -> usize {
+    (words.max(1) * 8).next_multiple_of(ALLOC_GRANULE)
+}
+
+impl VramBudget {
+    fn new(params: &Parameters<Bls12>, lay: &SlotLayout, arena_words: usize, workers: usize) -> Self {
+        let g1 = MsmCurve::G1.affine_limbs();
+        let bases = [params.h.len() * g1, params.l.len() * g1, params.a.len() * g1, params.b_g1.len() * g1]
+            .into_iter()
+            .chain([params.b_g2.len() * MsmCurve::G2.affine_limbs()])
+            .map(alloc_bytes)
+            .sum();
+        let per_worker = [lay.words(), lay.h_words(), arena_words, ProofMsm::result_words()].into_iter().map(alloc_bytes).sum();
+        VramBudget { bases, ntt_tables: alloc_bytes(TableLayout::new(lay.ntt_log()).words()), per_worker, workers }
+    }
+
+    fn total(&self) -> usize {
+        self.bases + self.ntt_tables + self.per_worker * self.workers
+    }
+}
+
+impl std::fmt::Display for VramBudget {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} (bases {}, NTT tables {}, {} worker(s) × {} for witness, H, MSM arena and results)",
+            gib(self.total()),
+            gib(self.bases),
+            gib(self.ntt_tables),
+            self.workers,
+            gib(self.per_worker)
+        )
+    }
+}
+
+fn gib(bytes: usize) -> String {
+    format!("{:.3} GiB", bytes as f64 / (1u64 << 30) as f64)
+}
+
+/// What all workers of one device share: read-only after `new`.
+struct DeviceShared {
+    ntt: GpuNtt,
+    h: GpuBases,
+    l: GpuBases,
+    a: GpuBases,
+    b_g1: GpuBases,
+    b_g2: GpuBases,
+}
+
+impl DeviceShared {
+    fn new(gpu: &GpuDevice, params: &Parameters<Bls12>, lay: &SlotLayout) -> Result<Self, ProverError> {
+        Ok(DeviceShared {
+            ntt: GpuNtt::new(gpu, lay.ntt_log())?,
+            h: GpuBases::upload_g1(gpu, &params.h)?,
+            l: GpuBases::upload_g1(gpu, &params.l)?,
+            a: GpuBases::upload_g1(gpu, &params.a)?,
+            b_g1: GpuBases::upload_g1(gpu, &params.b_g1)?,
+            b_g2: GpuBases::upload_g2(gpu, &params.b_g2)?,
+        })
+    }
+
+    fn bases(&self, msm: ProofMsm) -> &GpuBases {
+        match msm {
+            ProofMsm::H => &self.h,
+            ProofMsm::L => &self.l,
+            ProofMsm::AInputs | ProofMsm::AAux => &self.a,
+            ProofMsm::BG1Inputs | ProofMsm::BG1Aux => &self.b_g1,
+            ProofMsm::BG2Inputs | ProofMsm::BG2Aux => &self.b_g2,
+        }
+    }
+}
+
+/// A worker's compute-phase buffers and events, reused by every proof.
+struct ComputeBuffers {
+    h: DeviceBuffer<u64>,
+    arena: DeviceBuffer<u64>,
+    results: DeviceBuffer<u64>,
+    results_host: LockedBuffer<u64>,
+    began: Event,
+    h_done: Event,
+    done: Event,
+}
+
+impl ComputeBuffers {
+    fn new(lay: &SlotLayout, arena_words: usize) -> Result<Self, ProverError> {
+        let timing = || Event::new(EventFlags::DEFAULT).map_err(|e| gpu_err("event", e));
+        // SAFETY (all three): u64 has no invalid bit patterns; the H step and
+        // the MSMs write every word before it is read.
+        let reserve = |what, words: usize| unsafe { DeviceBuffer::<u64>::uninitialized(words.max(1)) }.map_err(|e| gpu_err(what, e));
+        Ok(ComputeBuffers {
+            h: reserve("H coefficients", lay.h_words())?,
+            arena: reserve("MSM arena", arena_words)?,
+            results: reserve("MSM results", ProofMsm::result_words())?,
+            results_host: LockedBuffer::new(&0u64, ProofMsm::result_words()).map_err(|e| gpu_err("pinned MSM results", e))?,
+            began: timing()?,
+            h_done: timing()?,
+            // The host waits on this one for the whole proof: block, not spin.
+            done: Event::new(EventFlags::BLOCKING_SYNC).map_err(|e| gpu_err("event", e))?,
+        })
+    }
 }
 
 struct WorkerSlot {
@@ -82,69 +280,106 @@ struct WorkerSlot {
     vram: DeviceBuffer<u64>,
     stager: Mutex<PinnedStager>,
     uploaded: Event,
+    compute: Mutex<ComputeBuffers>,
 }
 
 pub struct GpuEngine {
     slots: Vec<WorkerSlot>,
+    shared: Vec<DeviceShared>,
     devices: Vec<GpuDevice>,
     layout: SlotLayout,
+    msm_config: MsmConfig,
+    h_steps_run: AtomicU64,
+    msms_run: AtomicU64,
 }
 
 impl Drop for GpuEngine {
-    /// A slot's buffers, stream and events must be freed in their device's
-    /// context, before that context is released with the device.
+    /// Buffers, streams and events must be freed in their device's context,
+    /// before that context is released with the device.
     fn drop(&mut self) {
         for slot in std::mem::take(&mut self.slots) {
             let _ = self.devices[slot.device].bind();
             drop(slot);
         }
+        for (d, shared) in std::mem::take(&mut self.shared).into_iter().enumerate() {
+            let _ = self.devices[d].bind();
+            drop(shared);
+        }
     }
 }
 
-/// A proof whose witness is on its way into (or already in) its slot.
+/// A proof whose witness is on its way into (or already in) its slot: all
+/// compute needs besides the slot is r, s and the density counts.
 pub struct GpuStaged {
     slot: usize,
-    cpu: CpuStaged,
+    /// Constraints (evaluations of a, b, c); the rest of the domain is zero.
+    evaluations: usize,
+    r: Scalar,
+    s: Scalar,
+    a_aux_ones: usize,
+    b_input_ones: usize,
+    b_aux_ones: usize,
 }
 
 impl GpuEngine {
-    /// Opens the configured devices and reserves every worker's slot.
+    /// Opens the configured devices; per device uploads the bases and builds
+    /// the NTT tables, and reserves every worker's slot.
     pub fn new(params: &Parameters<Bls12>, config: &ProverConfig) -> Result<Self, ProverError> {
         let devices = discover(&config.devices)?;
         let layout = SlotLayout::for_params(params);
         if !layout.domain.is_power_of_two() {
             return Err(ProverError::Config(format!("H query has {} bases; expected 2^k − 1", layout.domain - 1)));
         }
-        let bytes = layout.words() * 8;
-        let mut slots = Vec::new();
-        for (d, gpu) in devices.iter().enumerate() {
+        if layout.ntt_log() > cuzk_kernels::ntt::MAX_LOG {
+            return Err(ProverError::DomainTooLarge { log_size: layout.ntt_log() });
+        }
+        let msm_config = MsmConfig::default();
+        let arena_words = ProofMsm::ALL
+            .iter()
+            .map(|m| MsmPlan::new(m.scalars(&layout), m.curve(), &msm_config).map(|p| p.scratch_words()))
+            .try_fold(0, |max, words| words.map(|w| w.max(max)))
+            .map_err(|e| ProverError::Config(format!("MSM plan: {e}")))?;
+        let budget = VramBudget::new(params, &layout, arena_words, config.workers_per_device);
+        // Built up in place, so that an error half way frees what was
+        // reserved in the right contexts (Drop).
+        let mut engine = GpuEngine {
+            slots: Vec::new(),
+            shared: Vec::new(),
+            devices,
+            layout,
+            msm_config,
+            h_steps_run: AtomicU64::new(0),
+            msms_run: AtomicU64::new(0),
+        };
+        for (d, gpu) in engine.devices.iter().enumerate() {
             gpu.bind()?;
             let (free, _) = cust::memory::mem_get_info().map_err(|e| gpu_err("cuMemGetInfo", e))?;
-            let need = bytes * config.workers_per_device;
-            if need > free {
+            if budget.total() > free {
                 return Err(ProverError::Config(format!(
-                    "{} workers need {:.2} GiB of VRAM on GPU {}, {:.2} GiB free",
-                    config.workers_per_device,
-                    need as f64 / (1u64 << 30) as f64,
+                    "GPU {} has {} of VRAM free; the parameters and {} worker(s) need {budget} \
+                     (use fewer workers_per_device or a GPU with more memory)",
                     gpu.ordinal,
-                    free as f64 / (1u64 << 30) as f64
+                    gib(free),
+                    config.workers_per_device
                 )));
             }
+            engine.shared.push(DeviceShared::new(gpu, params, &layout)?);
             for _ in 0..config.workers_per_device {
                 // SAFETY: u64 has no invalid bit patterns; pre-stage writes
                 // every word a proof reads.
                 let vram = unsafe { DeviceBuffer::uninitialized(layout.words()) }.map_err(|e| gpu_err("reserve slot", e))?;
-                slots.push(WorkerSlot {
+                engine.slots.push(WorkerSlot {
                     device: d,
                     stream: Stream::new(StreamFlags::NON_BLOCKING, None).map_err(|e| gpu_err("stream", e))?,
                     vram,
                     stager: Mutex::new(PinnedStager::new()?),
                     uploaded: Event::new(EventFlags::DISABLE_TIMING).map_err(|e| gpu_err("event", e))?,
+                    compute: Mutex::new(ComputeBuffers::new(&layout, arena_words)?),
                 });
             }
-            info!("GPU {}: reserved {} slot(s) of {:.3} GiB", gpu.ordinal, config.workers_per_device, bytes as f64 / (1u64 << 30) as f64);
+            info!("GPU {}: reserved {budget}; {} free before", gpu.ordinal, gib(free));
         }
-        Ok(GpuEngine { slots, devices, layout })
+        Ok(engine)
     }
 
     pub fn device_count(&self) -> usize {
@@ -159,17 +394,38 @@ impl GpuEngine {
         self.layout
     }
 
+    /// H steps this engine has enqueued on its devices (one per proof).
+    pub fn h_steps_run(&self) -> u64 {
+        self.h_steps_run.load(Ordering::Relaxed)
+    }
+
+    /// MSMs this engine has enqueued on its devices (up to eight per proof;
+    /// an MSM that selects no scalar is the identity and is not run).
+    pub fn msms_run(&self) -> u64 {
+        self.msms_run.load(Ordering::Relaxed)
+    }
+
     /// Uploads the job's witness into `slot` on the slot's stream.
     pub fn prestage(&self, slot: usize, shape: &ProofShape, job: ProofJob) -> Result<GpuStaged, ProverError> {
         let ws = self.slot(slot)?;
         self.devices[ws.device].bind()?;
         let lay = &self.layout;
-        if shape.domain_size() != lay.domain || shape.inputs + shape.aux != lay.scalars {
-            return Err(ProverError::ParamsMismatch { what: "witness size for the reserved slot", params: lay.scalars, circuit: shape.inputs + shape.aux });
+        // The uploads below are sized by it: it must be the job's own.
+        if ProofShape::of(&job.assignment)? != *shape {
+            return Err(ProverError::Config("pre-stage given the shape of another assignment".into()));
+        }
+        if shape.domain_size() != lay.domain {
+            return Err(ProverError::ParamsMismatch { what: "evaluation domain of the reserved slot", params: lay.domain, circuit: shape.domain_size() });
+        }
+        if shape.inputs != lay.inputs || shape.aux != lay.aux() {
+            let what = if shape.inputs != lay.inputs { "public inputs of the reserved slot" } else { "aux variables of the reserved slot" };
+            let (params, circuit) = if shape.inputs != lay.inputs { (lay.inputs, shape.inputs) } else { (lay.aux(), shape.aux) };
+            return Err(ProverError::ParamsMismatch { what, params, circuit });
         }
         let t = Instant::now();
         let asg = &job.assignment;
         let base = ws.vram.as_device_ptr();
+        // SAFETY: every offset below is a region of the slot (SlotLayout).
         let at = |words: usize| unsafe { base.add(words) };
         let mut stager = ws.stager.lock().unwrap_or_else(|e| e.into_inner());
         for (which, values) in [&asg.a, &asg.b, &asg.c].into_iter().enumerate() {
@@ -177,24 +433,116 @@ impl GpuEngine {
             zero_async(&ws.stream, at(lay.abc(which) + values.len() * FR_WORDS), (lay.domain - values.len()) * FR_WORDS)?;
         }
         stager.upload(&ws.stream, at(lay.scalars_at()), scalar_limbs(&asg.input))?;
-        stager.upload(&ws.stream, at(lay.scalars_at() + asg.input.len() * FR_WORDS), scalar_limbs(&asg.aux))?;
+        stager.upload(&ws.stream, at(lay.aux_scalars_at()), scalar_limbs(&asg.aux))?;
         stager.upload(&ws.stream, at(lay.a_aux_density_at()), asg.a_aux_density.words())?;
         stager.upload(&ws.stream, at(lay.b_aux_density_at()), asg.b_aux_density.words())?;
         stager.upload(&ws.stream, at(lay.b_input_density_at()), asg.b_input_density.words())?;
         ws.uploaded.record(&ws.stream).map_err(|e| gpu_err("record upload event", e))?;
         debug!("slot {slot}: witness enqueued in {:.3?}", t.elapsed());
-        Ok(GpuStaged { slot, cpu: cpu::prestage(job) })
+        Ok(GpuStaged {
+            slot,
+            evaluations: asg.a.len(),
+            r: job.r,
+            s: job.s,
+            a_aux_ones: asg.a_aux_density.count_ones(),
+            b_input_ones: asg.b_input_density.count_ones(),
+            b_aux_ones: asg.b_aux_density.count_ones(),
+        })
     }
 
-    /// Waits for the slot's upload, then computes the proof (H and MSMs on
-    /// the CPU until the GPU kernels exist).
+    /// Computes the proof of a staged witness on its worker's stream: the H
+    /// step, the eight MSMs, a download of their results, then assembly on
+    /// the host. The slot's a, b, c are overwritten (the H step's scratch),
+    /// so a slot holds one proof's witness at a time.
     pub fn compute(&self, params: &Parameters<Bls12>, st: GpuStaged, timings: &mut PhaseTimings) -> Result<Proof<Bls12>, ProverError> {
         let ws = self.slot(st.slot)?;
+        self.devices[ws.device].bind()?;
         let t = Instant::now();
         ws.uploaded.synchronize().map_err(|e| gpu_err("witness upload", e))?;
         timings.prestage += t.elapsed();
-        debug!("slot {}: computing H and MSMs on the CPU (GPU NTT/MSM kernels not built yet)", st.slot);
-        cpu::compute(params, st.cpu, timings)
+
+        let mut bufs = ws.compute.lock().unwrap_or_else(|e| e.into_inner());
+        let ran = match self.enqueue_proof(ws, &st, &mut bufs) {
+            Ok(ran) => ran,
+            Err(e) => {
+                // Let whatever was enqueued finish, so the next proof finds
+                // the slot's buffers idle.
+                let _ = ws.stream.synchronize();
+                return Err(e);
+            }
+        };
+        bufs.done.synchronize().map_err(|e| gpu_err("H step and MSMs", e))?;
+        timings.ntt = bufs.h_done.elapsed(&bufs.began).map_err(|e| gpu_err("H step timing", e))?;
+        timings.msm = bufs.done.elapsed(&bufs.h_done).map_err(|e| gpu_err("MSM timing", e))?;
+        let m = msm_results(&bufs.results_host[..], ran);
+
+        let t = Instant::now();
+        let proof = assemble(&params.vk, &m, st.r, st.s);
+        timings.assemble = t.elapsed();
+        debug!("slot {}: H step {:.3?}, MSMs {:.3?}, assembly {:.3?} (GPU)", st.slot, timings.ntt, timings.msm, timings.assemble);
+        Ok(proof)
+    }
+
+    /// Puts the H step, the MSMs and the result download on the slot's
+    /// stream, between the `began`, `h_done` and `done` events. Returns which
+    /// MSMs ran (the others select no scalar: their result is the identity).
+    fn enqueue_proof(&self, ws: &WorkerSlot, st: &GpuStaged, bufs: &mut ComputeBuffers) -> Result<[bool; 8], ProverError> {
+        let gpu = &self.devices[ws.device];
+        let shared = &self.shared[ws.device];
+        let lay = &self.layout;
+        let record = |event: &Event, what: &str| event.record(&ws.stream).map_err(|e| gpu_err(what, e));
+
+        record(&bufs.began, "record start event")?;
+        let region = |which: usize| ws.vram.index(lay.abc(which)..lay.abc(which + 1));
+        let (mut a, mut b, mut c) = (region(0), region(1), region(2));
+        shared.ntt.h_step(gpu, &ws.stream, &mut a, &mut b, &mut c, st.evaluations, &mut bufs.h)?;
+        self.h_steps_run.fetch_add(1, Ordering::Relaxed);
+        record(&bufs.h_done, "record H event")?;
+
+        let mut ran = [false; 8];
+        for msm in ProofMsm::ALL {
+            let input = self.msm_input(ws, st, bufs.h.as_device_ptr(), msm);
+            if input.density.map_or(input.n, |d| d.ones) == 0 {
+                continue;
+            }
+            // SAFETY: result_at + the curve's result words ≤ result_words().
+            let out = unsafe { bufs.results.as_device_ptr().add(msm.result_at()) };
+            let (bases, arena) = (shared.bases(msm), &mut *bufs.arena);
+            // SAFETY: the scalars, densities and H coefficients lie in this
+            // slot's buffers (layout arithmetic), `out` in its result buffer;
+            // all of them and the arena are reserved for the engine's life
+            // and used only by this slot's stream, which runs the MSMs one
+            // after another.
+            match msm.curve() {
+                MsmCurve::G1 => unsafe { msm_g1(gpu, &ws.stream, bases, &input, &self.msm_config, arena, out)? },
+                MsmCurve::G2 => unsafe { msm_g2(gpu, &ws.stream, bases, &input, &self.msm_config, arena, out)? },
+            };
+            self.msms_run.fetch_add(1, Ordering::Relaxed);
+            ran[msm as usize] = true;
+        }
+        // SAFETY: the pinned buffer stays untouched until `done` reports the
+        // copy finished (the caller holds the slot's compute lock).
+        unsafe { bufs.results.async_copy_to(&mut bufs.results_host[..], &ws.stream) }.map_err(|e| gpu_err("MSM results download", e))?;
+        record(&bufs.done, "record done event")?;
+        Ok(ran)
+    }
+
+    /// Where one MSM's scalars, density and bases are, as `cpu::compute`
+    /// pairs them.
+    fn msm_input(&self, ws: &WorkerSlot, st: &GpuStaged, h: DevicePointer<u64>, msm: ProofMsm) -> MsmInput {
+        let lay = &self.layout;
+        // SAFETY: every offset below is a region of the slot (SlotLayout).
+        let at = |words: usize| unsafe { ws.vram.as_device_ptr().add(words) };
+        let density = |words: usize, ones: usize| Some(DeviceDensity { words: at(words), ones });
+        let (scalars, density, base_offset) = match msm {
+            ProofMsm::H => (h, None, 0),
+            ProofMsm::L => (at(lay.aux_scalars_at()), None, 0),
+            ProofMsm::AInputs => (at(lay.scalars_at()), None, 0),
+            ProofMsm::AAux => (at(lay.aux_scalars_at()), density(lay.a_aux_density_at(), st.a_aux_ones), lay.inputs),
+            ProofMsm::BG1Inputs | ProofMsm::BG2Inputs => (at(lay.scalars_at()), density(lay.b_input_density_at(), st.b_input_ones), 0),
+            ProofMsm::BG1Aux | ProofMsm::BG2Aux => (at(lay.aux_scalars_at()), density(lay.b_aux_density_at(), st.b_aux_ones), st.b_input_ones),
+        };
+        MsmInput { scalars, n: msm.scalars(lay), density, base_offset }
     }
 
     /// Downloads a slot's contents (for tests and debugging; blocks).
@@ -209,6 +557,24 @@ impl GpuEngine {
 
     fn slot(&self, slot: usize) -> Result<&WorkerSlot, ProverError> {
         self.slots.get(slot).ok_or_else(|| ProverError::Config(format!("no worker slot {slot}")))
+    }
+}
+
+/// The eight points from the downloaded result words; an MSM that did not
+/// run (`ran[msm as usize]` false) is the identity.
+fn msm_results(words: &[u64], ran: [bool; 8]) -> MsmResults {
+    let result = |msm: ProofMsm| ran[msm as usize].then(|| &words[msm.result_at()..][..msm.curve().jacobian_limbs()]);
+    let g1 = |msm| result(msm).map_or(G1Projective::identity(), |w| g1_from_result_words(w.try_into().expect("G1 result size")));
+    let g2 = |msm| result(msm).map_or(G2Projective::identity(), |w| g2_from_result_words(w.try_into().expect("G2 result size")));
+    MsmResults {
+        h: g1(ProofMsm::H),
+        l: g1(ProofMsm::L),
+        a_inputs: g1(ProofMsm::AInputs),
+        a_aux: g1(ProofMsm::AAux),
+        b_g1_inputs: g1(ProofMsm::BG1Inputs),
+        b_g1_aux: g1(ProofMsm::BG1Aux),
+        b_g2_inputs: g2(ProofMsm::BG2Inputs),
+        b_g2_aux: g2(ProofMsm::BG2Aux),
     }
 }
 

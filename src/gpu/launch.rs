@@ -23,10 +23,24 @@ pub unsafe fn launch_elementwise(
     n: u32,
     args: &[*mut c_void],
 ) -> Result<(), ProverError> {
+    launch_blocks_of(module, stream, name, n, BLOCK, args)
+}
+
+/// [`launch_elementwise`] with `block` threads per block.
+///
+/// # Safety
+/// As for [`launch_elementwise`].
+pub unsafe fn launch_blocks_of(
+    module: &Module,
+    stream: &Stream,
+    name: &str,
+    n: u32,
+    block: u32,
+    args: &[*mut c_void],
+) -> Result<(), ProverError> {
     if n == 0 {
         return Ok(());
     }
     let func = module.get_function(name).map_err(|e| gpu_err(name, e))?;
-    let grid = n.div_ceil(BLOCK);
-    stream.launch(&func, grid, BLOCK, 0, args).map_err(|e| gpu_err(name, e))
+    stream.launch(&func, n.div_ceil(block), block, 0, args).map_err(|e| gpu_err(name, e))
 }

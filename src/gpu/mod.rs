@@ -14,10 +14,14 @@ mod runtime;
 mod upload;
 
 pub use engine::{GpuEngine, GpuStaged};
-pub use runtime::{discover, GpuDevice};
+pub use runtime::{cubin_path, discover, GpuDevice};
 
 /// The PTX of the `kernels/` crate, built by `build.rs`.
 pub const KERNELS_PTX: &str = include_str!(concat!(env!("OUT_DIR"), "/cuzk_kernels.ptx"));
+
+/// FNV-1a 64 of [`KERNELS_PTX`] (hex): names the ahead-of-time cubins
+/// `cuzk_kernels-<fnv>-sm_<major><minor>.cubin` that may replace the JIT.
+pub const KERNELS_PTX_FNV: &str = env!("CUZK_KERNELS_PTX_FNV");
 
 use crate::error::ProverError;
 

@@ -16,14 +16,15 @@ use std::ffi::c_void;
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use cust::memory::{CopyDestination, DeviceBuffer, DevicePointer, DeviceSlice};
+use cust::event::{Event, EventFlags};
 use cust::stream::{Stream, StreamFlags};
 use cuzk_kernels::layout::{G1_AFFINE_LIMBS, G1_JACOBIAN_LIMBS, G2_AFFINE_LIMBS, G2_JACOBIAN_LIMBS};
-use cuzk_kernels::msm::plan::{MsmIo, Step};
+use cuzk_kernels::msm::plan::{MsmIo, Step, MSM_BLOCK};
 
 pub use cuzk_kernels::msm::plan::{default_window_bits, Curve as MsmCurve, MsmConfig, MsmPlan};
 
 use super::elementwise::scalar_limbs;
-use super::launch::launch_elementwise;
+use super::launch::launch_blocks_of;
 use super::{gpu_err, sys_check, GpuDevice};
 use crate::density::Density;
 use crate::error::ProverError;
@@ -141,7 +142,7 @@ pub unsafe fn msm_g1(
     arena: &mut DeviceSlice<u64>,
     out: DevicePointer<u64>,
 ) -> Result<MsmPlan, ProverError> {
-    msm_async(gpu, stream, MsmCurve::G1, bases, input, config, arena, out)
+    msm_enqueue(gpu, stream, MsmCurve::G1, bases, input, config, arena, out, &mut |_| Ok(()))
 }
 
 /// [`msm_g1`] for G2 (result: a `blstrs::G2Projective`, 36 words).
@@ -157,11 +158,17 @@ pub unsafe fn msm_g2(
     arena: &mut DeviceSlice<u64>,
     out: DevicePointer<u64>,
 ) -> Result<MsmPlan, ProverError> {
-    msm_async(gpu, stream, MsmCurve::G2, bases, input, config, arena, out)
+    msm_enqueue(gpu, stream, MsmCurve::G2, bases, input, config, arena, out, &mut |_| Ok(()))
 }
 
+/// Per-step device times of one MSM (for tuning): runs it like [`msm_g1`] /
+/// [`msm_g2`] with an event after every step, waits, and returns each
+/// step's kernel name (`"memset/copy"` for the others) and milliseconds.
+///
+/// # Safety
+/// As for [`msm_g1`].
 #[allow(clippy::too_many_arguments)]
-unsafe fn msm_async(
+pub unsafe fn msm_profile(
     gpu: &GpuDevice,
     stream: &Stream,
     curve: MsmCurve,
@@ -170,6 +177,40 @@ unsafe fn msm_async(
     config: &MsmConfig,
     arena: &mut DeviceSlice<u64>,
     out: DevicePointer<u64>,
+) -> Result<Vec<(&'static str, f64)>, ProverError> {
+    let event = || Event::new(EventFlags::DEFAULT).map_err(|e| gpu_err("event", e));
+    let start = event()?;
+    start.record(stream).map_err(|e| gpu_err("record event", e))?;
+    let mut marks = Vec::new();
+    msm_enqueue(gpu, stream, curve, bases, input, config, arena, out, &mut |step| {
+        let e = event()?;
+        e.record(stream).map_err(|e| gpu_err("record event", e))?;
+        marks.push((step.kernel(curve).unwrap_or("memset/copy"), e));
+        Ok(())
+    })?;
+    stream.synchronize().map_err(|e| gpu_err("MSM", e))?;
+    let mut prev = &start;
+    let mut times = Vec::new();
+    for (name, e) in &marks {
+        times.push((*name, e.elapsed_time_f32(prev).map_err(|e| gpu_err("event time", e))? as f64));
+        prev = e;
+    }
+    Ok(times)
+}
+
+/// Validates, plans and enqueues one MSM, calling `after` once each step is
+/// on the stream.
+#[allow(clippy::too_many_arguments)]
+unsafe fn msm_enqueue(
+    gpu: &GpuDevice,
+    stream: &Stream,
+    curve: MsmCurve,
+    bases: &GpuBases,
+    input: &MsmInput,
+    config: &MsmConfig,
+    arena: &mut DeviceSlice<u64>,
+    out: DevicePointer<u64>,
+    after: &mut dyn FnMut(&Step) -> Result<(), ProverError>,
 ) -> Result<MsmPlan, ProverError> {
     if bases.curve != curve {
         return Err(ProverError::Config(format!("{curve:?} MSM given {:?} bases", bases.curve)));
@@ -203,7 +244,10 @@ unsafe fn msm_async(
         density: input.density.map_or(0, |d| d.words.as_raw()),
         out: out.as_raw(),
     };
-    plan.steps(&io, arena.as_device_ptr().as_raw(), |step| enqueue(gpu, stream, curve, step))?;
+    plan.steps(&io, arena.as_device_ptr().as_raw(), |step| {
+        enqueue(gpu, stream, curve, step)?;
+        after(&step)
+    })?;
     Ok(plan)
 }
 
@@ -226,7 +270,7 @@ unsafe fn enqueue(gpu: &GpuDevice, stream: &Stream, curve: MsmCurve, step: Step)
             let args: Vec<*mut c_void> = values[..count].iter_mut().map(|v| v as *mut u64 as *mut c_void).collect();
             // SAFETY: `args` follows the kernel's parameter list (Step::args,
             // checked by the host tests); the buffers are the caller's.
-            launch_elementwise(&gpu.module, stream, name, step.threads(), &args)
+            launch_blocks_of(&gpu.module, stream, name, step.threads(), MSM_BLOCK, &args)
         }
     }
 }
@@ -274,7 +318,7 @@ fn msm_blocking(
     };
     // SAFETY: every buffer is sized by the plan and outlives the
     // synchronize below.
-    unsafe { msm_async(gpu, &stream, curve, bases, &input, config, &mut arena, out.as_device_ptr())? };
+    unsafe { msm_enqueue(gpu, &stream, curve, bases, &input, config, &mut arena, out.as_device_ptr(), &mut |_| Ok(()))? };
     stream.synchronize().map_err(|e| gpu_err("MSM", e))?;
     let mut words = vec![0u64; curve.jacobian_limbs()];
     out.copy_to(&mut words[..]).map_err(|e| gpu_err("MSM result download", e))?;
@@ -302,10 +346,23 @@ pub fn msm_g1_blocking_with(
     config: &MsmConfig,
 ) -> Result<G1Projective, ProverError> {
     let words = msm_blocking(gpu, MsmCurve::G1, bases, scalars, density, base_offset, config)?;
-    let words: [u64; G1_JACOBIAN_LIMBS] = words.try_into().expect("G1 result size");
+    Ok(g1_from_result_words(words[..].try_into().expect("G1 result size")))
+}
+
+/// The point an MSM wrote as its result (`G1_JACOBIAN_LIMBS` words).
+pub fn g1_from_result_words(words: &[u64; G1_JACOBIAN_LIMBS]) -> G1Projective {
+    const { assert!(std::mem::size_of::<G1Projective>() == 8 * G1_JACOBIAN_LIMBS) };
     // SAFETY: G1Projective is repr(transparent) over blst_p1 {x, y, z}, the
-    // Jacobian layout the finish kernel writes, with reduced Montgomery Fp.
-    Ok(unsafe { std::mem::transmute::<[u64; G1_JACOBIAN_LIMBS], G1Projective>(words) })
+    // Jacobian layout the finish kernel writes, with reduced Montgomery Fp;
+    // any words are a valid blst_p1 value.
+    unsafe { std::mem::transmute::<[u64; G1_JACOBIAN_LIMBS], G1Projective>(*words) }
+}
+
+/// The point a G2 MSM wrote as its result (`G2_JACOBIAN_LIMBS` words).
+pub fn g2_from_result_words(words: &[u64; G2_JACOBIAN_LIMBS]) -> G2Projective {
+    const { assert!(std::mem::size_of::<G2Projective>() == 8 * G2_JACOBIAN_LIMBS) };
+    // SAFETY: as for G1, blst_p2 with Fp2 coordinates.
+    unsafe { std::mem::transmute::<[u64; G2_JACOBIAN_LIMBS], G2Projective>(*words) }
 }
 
 /// [`msm_g1_blocking`] in G2.
@@ -328,7 +385,5 @@ pub fn msm_g2_blocking_with(
     config: &MsmConfig,
 ) -> Result<G2Projective, ProverError> {
     let words = msm_blocking(gpu, MsmCurve::G2, bases, scalars, density, base_offset, config)?;
-    let words: [u64; G2_JACOBIAN_LIMBS] = words.try_into().expect("G2 result size");
-    // SAFETY: as for G1, blst_p2 with Fp2 coordinates.
-    Ok(unsafe { std::mem::transmute::<[u64; G2_JACOBIAN_LIMBS], G2Projective>(words) })
+    Ok(g2_from_result_words(words[..].try_into().expect("G2 result size")))
 }

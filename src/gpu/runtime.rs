@@ -7,7 +7,7 @@ use cust::error::CudaError;
 use cust::module::Module;
 use log::info;
 
-use super::{gpu_err, KERNELS_PTX};
+use super::{gpu_err, KERNELS_PTX, KERNELS_PTX_FNV};
 use crate::error::ProverError;
 
 /// One GPU, ready to launch our kernels.
@@ -69,17 +69,38 @@ pub fn discover(ordinals: &[usize]) -> Result<Vec<GpuDevice>, ProverError> {
         .collect()
 }
 
+/// The kernels for compute capability `sm`: a cubin compiled ahead from
+/// exactly our PTX when `CUZK_CUBIN_DIR` holds one (the driver's JIT of the
+/// whole PTX takes minutes on first use), else the embedded PTX.
+fn load_kernels(sm: (i32, i32)) -> Result<Module, ProverError> {
+    if let Some(dir) = std::env::var_os("CUZK_CUBIN_DIR") {
+        let path = cubin_path(std::path::Path::new(&dir), sm);
+        if path.is_file() {
+            info!("loading kernels from {}", path.display());
+            return Module::from_file(&path).map_err(|e| gpu_err(&format!("load {}", path.display()), e));
+        }
+        info!("no {} (built from other kernels?): JIT-compiling the PTX", path.display());
+    }
+    Module::from_ptx(KERNELS_PTX, &[]).map_err(|e| gpu_err("load kernels PTX", e))
+}
+
+/// Where an ahead-of-time cubin of our PTX for `sm` is looked for in `dir`.
+pub fn cubin_path(dir: &std::path::Path, sm: (i32, i32)) -> std::path::PathBuf {
+    dir.join(format!("cuzk_kernels-{KERNELS_PTX_FNV}-sm_{}{}.cubin", sm.0, sm.1))
+}
+
 fn open(ordinal: u32) -> Result<GpuDevice, ProverError> {
     let device = Device::get_device(ordinal).map_err(|e| gpu_err("cuDeviceGet", e))?;
     let context = Context::new(device).map_err(|e| gpu_err("primary context", e))?;
     CurrentContext::set_current(&context).map_err(|e| gpu_err("set context", e))?;
-    let module = Module::from_ptx(KERNELS_PTX, &[]).map_err(|e| gpu_err("load kernels PTX", e))?;
     let attr = |a| device.get_attribute(a).unwrap_or(0);
+    let sm = (attr(DeviceAttribute::ComputeCapabilityMajor), attr(DeviceAttribute::ComputeCapabilityMinor));
+    let module = load_kernels(sm)?;
     let gpu = GpuDevice {
         ordinal,
         name: device.name().unwrap_or_default(),
         total_memory: device.total_memory().unwrap_or(0),
-        compute_capability: (attr(DeviceAttribute::ComputeCapabilityMajor), attr(DeviceAttribute::ComputeCapabilityMinor)),
+        compute_capability: sm,
         module,
         context,
     };

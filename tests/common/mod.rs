@@ -105,17 +105,124 @@ pub fn assert_batch_matches_bellperson(
 ) {
     use cuzk::synthetic::SyntheticPorep;
     let circuits: Vec<_> = (0..count).map(|i| SyntheticPorep::with_witness(constraints, inputs, 100 + i)).collect();
-    let rs: Vec<(Scalar, Scalar)> = circuits.iter().map(|_| (Scalar::random(&mut *rng), Scalar::random(&mut *rng))).collect();
-    let expected = groth16::create_proof_batch(
-        circuits.clone(),
-        params,
-        rs.iter().map(|p| p.0).collect(),
-        rs.iter().map(|p| p.1).collect(),
-    )
-    .expect("bellperson batch");
-    for (i, ours) in prover.prove_batch_with(circuits.clone(), rs).into_iter().enumerate() {
+    let public: Vec<_> = circuits.iter().map(|c| c.public_values()).collect();
+    assert_proofs_match_bellperson(prover, params, circuits, &public, rng);
+}
+
+/// Proves `circuits` (whose public inputs, without ONE, are `public`) with
+/// `prover` as one batch and with bellperson for the same fresh r, s, and
+/// checks every proof: bit-identical and verifying.
+pub fn assert_proofs_match_bellperson<C: Circuit<Scalar> + Clone + Send>(
+    prover: &cuzk::Prover,
+    params: &Parameters<Bls12>,
+    circuits: Vec<C>,
+    public: &[Vec<Scalar>],
+    rng: &mut rand_chacha::ChaCha8Rng,
+) {
+    let rs = random_r_s(circuits.len(), rng);
+    let expected = bellperson_proofs(params, circuits.clone(), &rs);
+    for (i, ours) in prover.prove_batch_with(circuits, rs).into_iter().enumerate() {
         let ours = ours.unwrap_or_else(|e| panic!("proof {i}: {e}"));
         assert_eq!(ours, expected[i], "proof {i} differs from bellperson's");
-        assert!(verifies(params, &ours, &circuits[i].public_values()), "proof {i} does not verify");
+        assert!(verifies(params, &ours, &public[i]), "proof {i} does not verify");
+    }
+}
+
+/// `count` fresh (r, s) pairs.
+pub fn random_r_s(count: usize, rng: &mut rand_chacha::ChaCha8Rng) -> Vec<(Scalar, Scalar)> {
+    (0..count).map(|_| (Scalar::random(&mut *rng), Scalar::random(&mut *rng))).collect()
+}
+
+/// bellperson's proofs of `circuits` for the given (r, s) pairs.
+pub fn bellperson_proofs<C: Circuit<Scalar> + Send>(params: &Parameters<Bls12>, circuits: Vec<C>, rs: &[(Scalar, Scalar)]) -> Vec<Proof<Bls12>> {
+    groth16::create_proof_batch(circuits, params, rs.iter().map(|p| p.0).collect(), rs.iter().map(|p| p.1).collect())
+        .expect("bellperson batch")
+}
+
+fn value_or_missing(known: bool, v: Scalar) -> impl FnOnce() -> Result<Scalar, SynthesisError> {
+    move || if known { Ok(v) } else { Err(SynthesisError::AssignmentMissing) }
+}
+
+/// `bits` boolean aux variables (`b·b = b`, one in four set), packed eight
+/// at a time into a sum `(Σ 2^i·b_i)·1 = byte`; the first byte is the only
+/// public input. Almost every scalar is 0 or 1, the MSMs' special cases.
+/// `seed: None` synthesizes without values (for parameters).
+#[derive(Clone, Debug)]
+pub struct MostlyBits {
+    pub bits: usize,
+    pub seed: Option<u64>,
+}
+
+impl MostlyBits {
+    fn values(&self) -> Vec<bool> {
+        use rand::RngCore;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(self.seed.unwrap_or(0));
+        (0..self.bits).map(|_| rng.next_u32() % 4 == 0).collect()
+    }
+
+    fn bytes(&self) -> Vec<Scalar> {
+        self.values().chunks(8).map(|c| Scalar::from(c.iter().rev().fold(0u64, |acc, &b| acc << 1 | b as u64))).collect()
+    }
+
+    pub fn public_values(&self) -> Vec<Scalar> {
+        self.bytes().into_iter().take(1).collect()
+    }
+}
+
+impl Circuit<Scalar> for MostlyBits {
+    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let known = self.seed.is_some();
+        let (values, bytes) = (self.values(), self.bytes());
+        for (k, (chunk, byte)) in values.chunks(8).zip(bytes).enumerate() {
+            let mut packed = bellperson::LinearCombination::zero();
+            let mut weight = Scalar::ONE;
+            for &bit in chunk {
+                let b = cs.alloc(|| "bit", value_or_missing(known, Scalar::from(bit as u64)))?;
+                cs.enforce(|| "b*b=b", |lc| lc + b, |lc| lc + b, |lc| lc + b);
+                packed = packed + (weight, b);
+                weight = weight.double();
+            }
+            let var = if k == 0 {
+                cs.alloc_input(|| "first byte", value_or_missing(known, byte))?
+            } else {
+                cs.alloc(|| "byte", value_or_missing(known, byte))?
+            };
+            cs.enforce(|| "pack", |_| packed, |lc| lc + CS::one(), |lc| lc + var);
+        }
+        Ok(())
+    }
+}
+
+/// Only constraints `x · 0 = 0` over `vars` random aux variables and one
+/// public input: no variable, not even ONE, appears in B, so both B
+/// densities are empty and B has no bases at all.
+#[derive(Clone, Debug)]
+pub struct NoBQuery {
+    pub vars: usize,
+    pub seed: Option<u64>,
+}
+
+impl NoBQuery {
+    fn values(&self) -> Vec<Scalar> {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(self.seed.unwrap_or(0));
+        (0..=self.vars).map(|_| Scalar::random(&mut rng)).collect()
+    }
+
+    pub fn public_values(&self) -> Vec<Scalar> {
+        self.values()[..1].to_vec()
+    }
+}
+
+impl Circuit<Scalar> for NoBQuery {
+    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        let known = self.seed.is_some();
+        let values = self.values();
+        let y = cs.alloc_input(|| "y", value_or_missing(known, values[0]))?;
+        cs.enforce(|| "y*0=0", |lc| lc + y, |lc| lc, |lc| lc);
+        for &v in &values[1..] {
+            let x = cs.alloc(|| "x", value_or_missing(known, v))?;
+            cs.enforce(|| "x*0=0", |lc| lc + x, |lc| lc, |lc| lc);
+        }
+        Ok(())
     }
 }

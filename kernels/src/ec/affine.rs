@@ -49,6 +49,11 @@ impl<C: CurveConfig> Limbs for Affine<C> {
     }
 
     #[inline(always)]
+    unsafe fn load_readonly(src: *const u64) -> Self {
+        Self::new(C::Base::load_readonly(src), C::Base::load_readonly(src.add(C::Base::LIMBS)))
+    }
+
+    #[inline(always)]
     unsafe fn store(&self, dst: *mut u64) {
         self.x.store(dst);
         self.y.store(dst.add(C::Base::LIMBS));

@@ -29,7 +29,8 @@ impl MontConfig<4> for FrConfig {
         0x0748d9d99f59ff11,
     ];
 
-    /// On the GPU: 32-bit words with hardware carry chains (inline PTX).
+    /// On the GPU: 32-bit words with hardware carry chains (inline PTX),
+    /// reducing with r's shape (see `scripts/gen_ptx_montmul.py`).
     /// `--cfg cuzk_generic_mul` keeps the portable u64 CIOS, for comparison.
     #[cfg(all(target_arch = "nvptx64", not(cuzk_generic_mul)))]
     #[inline(always)]

@@ -188,6 +188,11 @@ impl Limbs for Fp2 {
     }
 
     #[inline(always)]
+    unsafe fn load_readonly(src: *const u64) -> Self {
+        Self::new(Fp::load_readonly(src), Fp::load_readonly(src.add(Fp::LIMBS)))
+    }
+
+    #[inline(always)]
     unsafe fn store(&self, dst: *mut u64) {
         self.c0.store(dst);
         self.c1.store(dst.add(Fp::LIMBS));

@@ -10,7 +10,7 @@ use super::limbs::{
     add_limbs, eq_limbs, is_zero_limbs, mac, select, sub_limbs, sub_small, unrolled_for,
     MAX_UNROLLED_LIMBS,
 };
-use crate::mem::{load_array, store_array, Limbs};
+use crate::mem::{load_array, load_array_readonly, store_array, Limbs};
 
 /// Constants of one prime field in Montgomery form with `R = 2^(64 N)`.
 ///
@@ -208,6 +208,11 @@ impl<P: MontConfig<N>, const N: usize> Limbs for Mont<P, N> {
     #[inline(always)]
     unsafe fn load(src: *const u64) -> Self {
         Self::from_raw(load_array(src))
+    }
+
+    #[inline(always)]
+    unsafe fn load_readonly(src: *const u64) -> Self {
+        Self::from_raw(load_array_readonly(src))
     }
 
     #[inline(always)]

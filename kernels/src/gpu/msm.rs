@@ -4,7 +4,7 @@
 //! The scalar-side kernels (popcount, scan, histogram, scatter) serve both
 //! curves; the point kernels are instantiated for G1 and G2 from one
 //! generic body by [`msm_curve_kernels!`]. Every kernel is a grid-stride
-//! loop over the thread count the plan gives, launched in blocks of 256.
+//! loop over the thread count the plan gives, launched in blocks of `plan::MSM_BLOCK`.
 
 // Kernel signatures are flat parameter lists by nature.
 #![allow(clippy::too_many_arguments)]
@@ -76,7 +76,7 @@ kernel! {
 
 /// The point kernels of one curve.
 macro_rules! msm_curve_kernels {
-    ($C:ty: $acc0:ident, $acc:ident, $segments:ident, $combine:ident, $finish:ident) => {
+    ($C:ty, prefetch $prefetch:literal: $acc0:ident, $acc:ident, $merge:ident, $windows:ident, $finish:ident) => {
         kernel! {
             /// First accumulation level: `threads` chunks of `chunk` sorted entries.
             fn $acc0(
@@ -90,7 +90,7 @@ macro_rules! msm_curve_kernels {
                 out_points: *mut u64,
                 sums: *mut u64,
             ) {
-                accumulate::level0::<$C>(bases, entries, starts, n_keys, chunk, threads, out_keys, out_points, sums);
+                accumulate::level0::<$C, $prefetch>(bases, entries, starts, n_keys, chunk, threads, out_keys, out_points, sums);
             }
         }
 
@@ -112,16 +112,16 @@ macro_rules! msm_curve_kernels {
         }
 
         kernel! {
-            /// Running sums over window segments: `windows << seg_log` threads.
-            fn $segments(sums: *mut u64, starts: *const u32, c: u32, windows: u32, seg_log: u32, seg: *mut u64) {
-                reduce::segments::<$C>(sums, starts, c, windows, seg_log, seg);
+            /// One level of the bucket reduction tree: `outputs` threads.
+            fn $merge(input: *mut u64, starts: *const u32, in_m_log: u32, fan_log: u32, outputs: u32, out: *mut u64) {
+                reduce::merge::<$C>(input, starts, in_m_log, fan_log, outputs, out);
             }
         }
 
         kernel! {
-            /// Per-window combination and `2^(c·w)` weighting: `windows` threads.
-            fn $combine(seg: *mut u64, c: u32, windows: u32, seg_log: u32, win: *mut u64) {
-                reduce::combine::<$C>(seg, c, windows, seg_log, win);
+            /// Window sums weighted by `2^(c·w)`: `windows` threads.
+            fn $windows(top: *const u64, c: u32, windows: u32, win: *mut u64) {
+                reduce::windows::<$C>(top, c, windows, win);
             }
         }
 
@@ -134,5 +134,5 @@ macro_rules! msm_curve_kernels {
     };
 }
 
-msm_curve_kernels!(G1Config: msm_g1_accumulate0, msm_g1_accumulate, msm_g1_segments, msm_g1_combine, msm_g1_finish);
-msm_curve_kernels!(G2Config: msm_g2_accumulate0, msm_g2_accumulate, msm_g2_segments, msm_g2_combine, msm_g2_finish);
+msm_curve_kernels!(G1Config, prefetch true: msm_g1_accumulate0, msm_g1_accumulate, msm_g1_merge, msm_g1_windows, msm_g1_finish);
+msm_curve_kernels!(G2Config, prefetch false: msm_g2_accumulate0, msm_g2_accumulate, msm_g2_merge, msm_g2_windows, msm_g2_finish);

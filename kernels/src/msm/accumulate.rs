@@ -72,12 +72,17 @@ unsafe fn bucket_of(starts: *const u32, n_keys: u32, p: u32) -> u32 {
 /// `starts` holds `n_keys + 1` bucket starts (`starts[n_keys]` = number of
 /// entries); `bases` the affine bases; `sums` one XYZZ per key.
 ///
+/// With `PREFETCH` the next entry's base is loaded before the current one
+/// is added, so its memory latency overlaps an addition (costs one affine
+/// point of registers: worth it for G1, spills G2).
+///
 /// # Safety
-/// Buffers as described; `out_keys`/`out_points` hold `2 · threads` items;
+/// Buffers as described, `bases` 16-byte aligned and unchanged while the
+/// kernel runs; `out_keys`/`out_points` hold `2 · threads` items;
 /// `threads · chunk` must not overflow `u32`.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub unsafe fn level0<C: CurveConfig>(
+pub unsafe fn level0<C: CurveConfig, const PREFETCH: bool>(
     bases: *const u64,
     entries: *const u32,
     starts: *const u32,
@@ -89,6 +94,13 @@ pub unsafe fn level0<C: CurveConfig>(
     sums: *mut u64,
 ) {
     let affine_limbs = <Affine<C> as Limbs>::LIMBS;
+    // The entry's base and whether it is subtracted; negation waits until
+    // the point is used, so a prefetch does not stall on its own load.
+    let fetch = |p: u32| {
+        let e = *entries.add(p as usize);
+        let base = Affine::<C>::load_readonly(bases.add((e & !NEG) as usize * affine_limbs));
+        (base, e & NEG != 0)
+    };
     let total = *starts.add(n_keys as usize);
     for t in indices(threads) {
         let p0 = t as u32 * chunk;
@@ -105,17 +117,22 @@ pub unsafe fn level0<C: CurveConfig>(
         let mut key = bucket_of(starts, n_keys, p0);
         let mut p = p0;
         let mut first = true;
+        let mut next = if PREFETCH { fetch(p0) } else { (Affine::<C>::IDENTITY, false) };
         loop {
             let end = *starts.add(key as usize + 1);
             let stop = if end < p1 { end } else { p1 };
             let mut acc = Xyzz::<C>::IDENTITY;
             while p < stop {
-                let e = *entries.add(p as usize);
-                let mut base = Affine::<C>::load(bases.add((e & !NEG) as usize * affine_limbs));
-                if e & NEG != 0 {
-                    base = base.neg();
-                }
-                acc = acc.add_affine(&base);
+                let (base, negative) = if PREFETCH {
+                    let current = next;
+                    if p + 1 < p1 {
+                        next = fetch(p + 1);
+                    }
+                    current
+                } else {
+                    fetch(p)
+                };
+                acc = acc.add_affine(&if negative { base.neg() } else { base });
                 p += 1;
             }
             if p == p1 {

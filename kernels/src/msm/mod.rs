@@ -26,10 +26,11 @@
 //!    the next level, which reduces them the same way (full XYZZ additions)
 //!    until one thread is left. A bucket with a million entries is therefore
 //!    summed by many threads plus a logarithmic tree, exactly like a small one.
-//! 4. **Bucket reduction** ([`reduce`]): per window `Σ_k k·B_k` with running
-//!    sums, split into `2^g` segments per window (one thread each), combined
-//!    per window (one thread each) and weighted by `2^(c·w)`, then summed
-//!    with the ones bucket by a single thread into one Jacobian point.
+//! 4. **Bucket reduction** ([`reduce`]): per window `Σ_k k·B_k` by a tree
+//!    of merge levels (each thread folds 16 adjacent segments' running sums
+//!    into one, so every level is one short launch over many threads), then
+//!    one thread per window weights it by `2^(c·w)`, and a single thread
+//!    adds the windows and the ones bucket into one Jacobian point.
 //!
 //! All working memory comes from one caller-supplied arena whose layout
 //! [`plan::MsmPlan`] computes; nothing is allocated on the device.

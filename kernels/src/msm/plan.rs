@@ -53,28 +53,51 @@ pub struct MsmConfig {
     pub chunk0: u32,
     /// Items per thread in the later accumulation levels (≥ 4); 0: 16.
     pub chunk: u32,
-    /// log2 of the segments each window's bucket reduction is split into
-    /// (`≤ c − 1`); `None`: `(c − 1) / 2`, which balances the per-segment
-    /// running sum (`2 · 2^(c−1−g)` additions) against the per-window
-    /// combination (`3 · 2^g`).
-    pub segments_log: Option<u32>,
+    /// log2 of the segments one thread merges per level of the bucket
+    /// reduction tree ([`crate::msm::reduce`]), `1..=8`; 0:
+    /// [`DEFAULT_REDUCE_FAN_LOG`].
+    pub reduce_fan_log: u32,
 }
 
-/// Default cap on the window size: beyond it the bucket arrays grow past a
-/// few hundred MB and the serial tails of the bucket reduction dominate.
+/// Default merge fan of the bucket reduction: 16 inputs per thread and
+/// level (`3 · 16` additions), `⌈(c − 1)/4⌉` levels.
+pub const DEFAULT_REDUCE_FAN_LOG: u32 = 4;
+
+/// Most merge levels a plan can have (`c − 1 ≤ 21` bits at fan 2^1).
+pub const MAX_REDUCE_LEVELS: usize = 22;
+
+/// Default cap on the window size below 2^20 scalars (the model's range).
 pub const DEFAULT_MAX_WINDOW_BITS: u32 = 18;
+
+/// Threads per block of every MSM launch (a multiple of 32, as the
+/// warp-uniform loops require). 128 rather than 256: point kernels need
+/// 128–255 registers per thread, and smaller blocks let the register file
+/// hold one more block (e.g. 3 × 4 warps at ≤ 168 registers instead of one
+/// 8-warp block of 256).
+pub const MSM_BLOCK: u32 = 128;
 
 /// Threads the first accumulation level aims for (enough to fill an H100 /
 /// H200 several times over at the occupancy the point kernels reach).
 pub const TARGET_THREADS: u64 = 1 << 17;
 
-/// The window size for `n` scalars: the `c ≤ 18` minimising the modelled
-/// cost `W(c) · (n + 4 · 2^(c−1))`, i.e. per window `n` mixed additions into
-/// buckets plus a running-sum reduction over `H = 2^(c−1)` buckets at two
-/// full additions each (counted as two mixed ones apiece). Gives e.g.
-/// `c = 2` for `n = 1`, 7 for 2^10, 12 for 2^16, 16 for 2^20, 18 for 2^24.
-/// A first model, to be replaced by measured tables.
+/// The window size for `n` scalars (G1 and G2 alike).
+///
+/// From 2^20 on, the best measured on an H200 (docs/PERFORMANCE.md, random
+/// scalars, both curves): 16 up to 2^24 (larger windows add more bucket
+/// stores and reduction than they save in entries), 18 below 2^26, 20
+/// from 2^26 (c = 18…21 at 2^26: 686, 667, 656, 690 ms).
+///
+/// Below 2^20, the `c ≤ 18` minimising the modelled cost
+/// `W(c) · (n + 4 · 2^(c−1))`: per window `n` mixed additions into buckets
+/// plus about two full additions per bucket in the reduction (counted as
+/// two mixed ones apiece); e.g. `c = 2` for `n = 1`, 7 for 2^10, 12 for 2^16.
 pub fn default_window_bits(n: usize) -> u32 {
+    match n {
+        n if n >= 1 << 26 => return 20,
+        n if n >= 1 << 25 => return 18,
+        n if n >= 1 << 20 => return 16,
+        _ => {}
+    }
     let n = n as f64;
     (1..=DEFAULT_MAX_WINDOW_BITS)
         .map(|c| {
@@ -116,12 +139,22 @@ pub struct Layout {
     pub item_capacity: [u32; 2],
     /// `n_keys` bucket sums (XYZZ).
     pub sums: usize,
-    /// `2 · windows · 2^seg_log` segment results (XYZZ).
-    pub seg: usize,
+    /// Each merge level's `2 · outputs` `(U, T)` points (XYZZ).
+    pub merged: [usize; MAX_REDUCE_LEVELS],
     /// `windows` weighted window sums (XYZZ).
     pub win: usize,
     /// Total arena words.
     pub words: usize,
+}
+
+/// One level of the bucket reduction tree.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MergeLevel {
+    /// log2 of the buckets in each input segment.
+    pub in_m_log: u32,
+    pub fan_log: u32,
+    /// Output segments (threads), all windows together.
+    pub outputs: u32,
 }
 
 /// One accumulation level after the first.
@@ -152,7 +185,8 @@ pub struct MsmPlan {
     pub chunk: u32,
     pub levels: [Level; MAX_LEVELS],
     pub n_levels: usize,
-    pub seg_log: u32,
+    pub merges: [MergeLevel; MAX_REDUCE_LEVELS],
+    pub n_merges: usize,
     pub layout: Layout,
 }
 
@@ -246,19 +280,17 @@ pub enum Step {
         sums: u64,
         last: bool,
     },
-    Segments {
-        sums: u64,
+    /// A merge level; `starts` is 0 except for the first (bucket) level.
+    Merge {
+        input: u64,
         starts: u64,
-        c: u32,
-        windows: u32,
-        seg_log: u32,
-        seg: u64,
+        level: MergeLevel,
+        out: u64,
     },
-    Combine {
-        seg: u64,
+    Windows {
+        top: u64,
         c: u32,
         windows: u32,
-        seg_log: u32,
         win: u64,
     },
     Finish {
@@ -296,8 +328,8 @@ impl Step {
             Step::Scatter { .. } => "msm_scatter",
             Step::Accumulate0 { .. } => pick("msm_g1_accumulate0", "msm_g2_accumulate0"),
             Step::Accumulate { .. } => pick("msm_g1_accumulate", "msm_g2_accumulate"),
-            Step::Segments { .. } => pick("msm_g1_segments", "msm_g2_segments"),
-            Step::Combine { .. } => pick("msm_g1_combine", "msm_g2_combine"),
+            Step::Merge { .. } => pick("msm_g1_merge", "msm_g2_merge"),
+            Step::Windows { .. } => pick("msm_g1_windows", "msm_g2_windows"),
             Step::Finish { .. } => pick("msm_g1_finish", "msm_g2_finish"),
         })
     }
@@ -310,10 +342,8 @@ impl Step {
             Step::ScanReduce { n, .. } | Step::ScanApply { n, .. } => chunks(n),
             Step::Histogram { digits, .. } | Step::Scatter { digits, .. } => digits.n,
             Step::Accumulate0 { threads, .. } | Step::Accumulate { threads, .. } => threads,
-            Step::Segments {
-                windows, seg_log, ..
-            } => windows << seg_log,
-            Step::Combine { windows, .. } => windows,
+            Step::Merge { level, .. } => level.outputs,
+            Step::Windows { windows, .. } => windows,
             Step::Finish { .. } => 1,
         }
     }
@@ -394,28 +424,25 @@ impl Step {
                 *sums,
                 *last as u64,
             ]),
-            Step::Segments {
-                sums,
+            Step::Merge {
+                input,
                 starts,
-                c,
-                windows,
-                seg_log,
-                seg,
+                level,
+                out,
             } => args(&[
-                *sums,
+                *input,
                 *starts,
-                *c as u64,
-                *windows as u64,
-                *seg_log as u64,
-                *seg,
+                level.in_m_log as u64,
+                level.fan_log as u64,
+                level.outputs as u64,
+                *out,
             ]),
-            Step::Combine {
-                seg,
+            Step::Windows {
+                top,
                 c,
                 windows,
-                seg_log,
                 win,
-            } => args(&[*seg, *c as u64, *windows as u64, *seg_log as u64, *win]),
+            } => args(&[*top, *c as u64, *windows as u64, *win]),
             Step::Finish {
                 win,
                 windows,
@@ -498,9 +525,25 @@ impl MsmPlan {
         if chunk < 4 {
             return Err("MSM: accumulation chunk must be at least 4");
         }
-        let seg_log = config.segments_log.unwrap_or((c - 1) / 2);
-        if seg_log > c - 1 {
-            return Err("MSM: segments_log must be at most window_bits - 1");
+        let fan_max = match config.reduce_fan_log {
+            0 => DEFAULT_REDUCE_FAN_LOG,
+            f @ 1..=8 => f,
+            _ => return Err("MSM: reduce_fan_log must be in 1..=8 (0: default)"),
+        };
+        // The window's c − 1 bucket bits, spread evenly over the levels
+        // (at least one level, which for c = 1 merges single buckets).
+        let log_h = c - 1;
+        let n_merges = log_h.div_ceil(fan_max).max(1) as usize;
+        let mut merges = [MergeLevel::default(); MAX_REDUCE_LEVELS];
+        let mut in_m_log = 0;
+        for (i, level) in merges[..n_merges].iter_mut().enumerate() {
+            let fan_log = log_h / n_merges as u32 + ((i as u32) < log_h % n_merges as u32) as u32;
+            *level = MergeLevel {
+                in_m_log,
+                fan_log,
+                outputs: windows << (log_h - in_m_log - fan_log),
+            };
+            in_m_log += fan_log;
         }
         let threads0 = entries_max.div_ceil(chunk0).max(1);
 
@@ -547,7 +590,10 @@ impl MsmPlan {
             bump.take(capacity[1] as usize * xyzz),
         ];
         let sums = bump.take(n_keys as usize * xyzz);
-        let seg = bump.take(2 * ((windows as usize) << seg_log) * xyzz);
+        let mut merged = [0; MAX_REDUCE_LEVELS];
+        for (at, level) in merged.iter_mut().zip(&merges[..n_merges]) {
+            *at = bump.take(2 * level.outputs as usize * xyzz);
+        }
         let win = bump.take(windows as usize * xyzz);
         let layout = Layout {
             starts,
@@ -558,7 +604,7 @@ impl MsmPlan {
             item_points,
             item_capacity: capacity,
             sums,
-            seg,
+            merged,
             win,
             words: bump.0,
         };
@@ -576,7 +622,8 @@ impl MsmPlan {
             chunk,
             levels,
             n_levels,
-            seg_log,
+            merges,
+            n_merges,
             layout,
         })
     }
@@ -671,20 +718,22 @@ impl MsmPlan {
             })?;
         }
 
-        let (seg, win) = (at(l.seg), at(l.win));
-        f(Step::Segments {
-            sums,
-            starts,
+        let win = at(l.win);
+        let mut input = sums;
+        for (k, level) in self.merges[..self.n_merges].iter().enumerate() {
+            let out = at(l.merged[k]);
+            f(Step::Merge {
+                input,
+                starts: if k == 0 { starts } else { 0 },
+                level: *level,
+                out,
+            })?;
+            input = out;
+        }
+        f(Step::Windows {
+            top: input,
             c: self.c,
             windows: self.windows,
-            seg_log: self.seg_log,
-            seg,
-        })?;
-        f(Step::Combine {
-            seg,
-            c: self.c,
-            windows: self.windows,
-            seg_log: self.seg_log,
             win,
         })?;
         f(Step::Finish {

@@ -1,31 +1,37 @@
 //! From bucket sums to the result.
 //!
-//! Window `w` has buckets `B_k`, `k = 1..=H` (`H = 2^(c−1)`, key
-//! `w·H + k − 1`), and contributes `S_w = Σ_k k·B_k`. Its buckets are split
-//! into `G = 2^g` segments of `M = H / G`; segment `j` covers
-//! `k ∈ [jM + 1, jM + M]`. One thread per segment computes the running sums
-//! from the top bucket down, then adds them up:
+//! Window `w` has buckets `B_q`, `q = 0..H−1` (`H = 2^(c−1)`, digit
+//! `q + 1`, key `w·H + q`), and contributes `S_w = Σ_q (q + 1)·B_q`. That
+//! weighted sum is built by a tree of *merge* levels, every level one
+//! launch with one thread per output, so the serial chain per thread is
+//! short and the GPU is full from the first level on (the previous design,
+//! one thread per window segment, ran 2048 threads with 512 dependent
+//! additions each and took longer than all bucket accumulation at 2^20).
+//!
+//! A *segment* of `M = 2^m` consecutive buckets starting at `a` is
+//! summarised by two points:
 //!
 //! ```text
-//! R_k = Σ_{k ≤ k' ≤ jM+M} B_k'          (stored over B_k)
-//! T_j = R_{jM+1} = Σ_seg B_k,   U_j = Σ_seg R_k = Σ_seg (k − jM)·B_k
+//! T = Σ_{a ≤ q < a+M} B_q,   U = Σ_{a ≤ q < a+M} (q − a)·B_q.
 //! ```
 //!
-//! Since `k = (k − jM) + jM`:
+//! A single bucket is a segment with `T = B_q`, `U = 0`. A level merges
+//! `F = 2^f` adjacent segments `i = 0..F−1` (each of `2^m` buckets) into one
+//! of `2^(m+f)`, since `q − a = (q − a_i) + i·2^m`:
 //!
 //! ```text
-//! S_w = Σ_j U_j + Σ_j jM·T_j = Σ_j U_j + 2^(c−1−g) · Σ_j j·T_j
+//! T = Σ_i T_i,   U = Σ_i U_i + 2^m · Σ_i i·T_i,   Σ_i i·T_i = Σ_{i ≥ 1} R_i
 //! ```
 //!
-//! and `Σ_j j·T_j = Σ_{j ≥ 1} R'_j` with `R'_j = Σ_{j' ≥ j} T_j'` is again a
-//! running sum, done by one thread per window, which then doubles `S_w`
-//! `c·w` times. A last single thread adds the windows and the ones bucket
-//! and converts to Jacobian (blst layout).
+//! with running sums `R_i = Σ_{i' ≥ i} T_i'` (so `T = R_0`). After the last
+//! level each window is one segment of all `H` buckets and `S_w = U + T`;
+//! the window thread doubles it `c·w` times, and a last single thread adds
+//! the windows and the ones bucket.
 //!
-//! Each running sum is written out and summed in a second loop rather than
-//! kept next to its weighted sum: then every loop holds one accumulator and
-//! one loaded point, which keeps the G2 kernels (96 registers per XYZZ
-//! point) within the register file.
+//! Per output a thread walks its `F` inputs three times (running sums,
+//! stored over the `T_i`; their sum; the `U_i`), so every loop holds one
+//! accumulator and one loaded point, which keeps the G2 kernels (96
+//! registers per XYZZ point) within the register file.
 
 use crate::ec::{CurveConfig, Jacobian, Xyzz};
 use crate::gpu::grid::indices;
@@ -48,85 +54,81 @@ unsafe fn bucket<C: CurveConfig>(sums: *const u64, starts: *const u32, key: u32)
     }
 }
 
-/// One thread per (window, segment), `windows << seg_log` threads: replaces
-/// the window buckets by their in-segment running sums `R_k` (empty buckets
-/// included, so every window key of `sums` is written afterwards) and
-/// writes `U_j` then `T_j` (two XYZZ points) at `seg + 2·t·XYZZ` for
-/// `t = w·G + j`.
+/// One merge level, one thread per output segment (`outputs` of them,
+/// window-major): output `o` merges inputs `o·2^f … o·2^f + 2^f − 1`, each
+/// a segment of `2^in_m_log` buckets, and writes `(U, T)` to
+/// `out + 2·o·XYZZ`.
+///
+/// The first level reads bucket sums (`starts` non-null: `input` holds one
+/// XYZZ per key, `U_i = 0`, empty buckets read as the identity); later
+/// levels read the `(U, T)` pairs of the level before (`starts` null).
+/// Running sums are written over the input's `T` slots.
 ///
 /// # Safety
-/// `sums`, `starts` as produced by accumulation and the scan; `seg` holds
-/// `2 · windows · 2^seg_log` points; `seg_log ≤ c − 1`.
+/// `input` holds `outputs · 2^f` inputs of the described kind, `out` room
+/// for `2 · outputs` points; with `starts`, `outputs · 2^f + 1` starts.
 #[inline(always)]
-pub unsafe fn segments<C: CurveConfig>(
-    sums: *mut u64,
+pub unsafe fn merge<C: CurveConfig>(
+    input: *mut u64,
     starts: *const u32,
-    c: u32,
-    windows: u32,
-    seg_log: u32,
-    seg: *mut u64,
+    in_m_log: u32,
+    fan_log: u32,
+    outputs: u32,
+    out: *mut u64,
 ) {
     let limbs = xyzz_limbs::<C>();
-    let m_log = c - 1 - seg_log;
-    for t in indices(windows << seg_log) {
-        // Key of the segment's lowest bucket: w·H + j·M, which is t·M.
-        let low = t << m_log;
-        let m = 1usize << m_log;
+    let buckets = !starts.is_null();
+    let fan = 1usize << fan_log;
+    let t_at = |i: usize| {
+        if buckets {
+            input.add(i * limbs)
+        } else {
+            input.add((2 * i + 1) * limbs)
+        }
+    };
+    for o in indices(outputs) {
+        let first = o << fan_log;
         let mut running = Xyzz::<C>::IDENTITY;
-        let mut q = m;
+        let mut q = fan;
         while q > 0 {
             q -= 1;
-            running = running.add(&bucket::<C>(sums, starts, (low + q) as u32));
-            running.store(sums.add((low + q) * limbs));
+            let t = if buckets {
+                bucket::<C>(input, starts, (first + q) as u32)
+            } else {
+                Xyzz::load(t_at(first + q))
+            };
+            running = running.add(&t);
+            running.store(t_at(first + q));
         }
-        running.store(seg.add((2 * t + 1) * limbs));
+        running.store(out.add((2 * o + 1) * limbs));
         // A thread reads back its own writes: program order suffices.
-        let mut weighted = Xyzz::<C>::IDENTITY;
-        for q in 0..m {
-            weighted = weighted.add(&Xyzz::load(sums.add((low + q) * limbs)));
+        let mut acc = Xyzz::<C>::IDENTITY;
+        for q in 1..fan {
+            acc = acc.add(&Xyzz::load(t_at(first + q)));
         }
-        weighted.store(seg.add(2 * t * limbs));
+        for _ in 0..in_m_log {
+            acc = acc.double();
+        }
+        if !buckets {
+            for q in 0..fan {
+                acc = acc.add(&Xyzz::load(input.add(2 * (first + q) * limbs)));
+            }
+        }
+        acc.store(out.add(2 * o * limbs));
     }
 }
 
-/// One thread per window: `2^(c·w) · S_w` to `win + w·XYZZ`; the `T_j`
-/// slots of `seg` are overwritten by their running sums.
+/// One thread per window: `2^(c·w) · (U_w + T_w)` to `win + w·XYZZ`, from
+/// the last merge level's one `(U, T)` pair per window at `top`.
 ///
 /// # Safety
-/// `seg` as written by [`segments`] with the same `c`, `windows`, `seg_log`;
-/// `win` holds `windows` points.
+/// `top` holds `2 · windows` points, `win` room for `windows`.
 #[inline(always)]
-pub unsafe fn combine<C: CurveConfig>(
-    seg: *mut u64,
-    c: u32,
-    windows: u32,
-    seg_log: u32,
-    win: *mut u64,
-) {
+pub unsafe fn windows<C: CurveConfig>(top: *const u64, c: u32, windows: u32, win: *mut u64) {
     let limbs = xyzz_limbs::<C>();
-    let g = 1usize << seg_log;
     for w in indices(windows) {
-        let u = |j: usize| seg.add(2 * (w * g + j) * limbs);
-        let t = |j: usize| seg.add((2 * (w * g + j) + 1) * limbs);
-        // R'_j = Σ_{j' ≥ j} T_j', for j = G−1 … 1, stored over T_j.
-        let mut running = Xyzz::<C>::IDENTITY;
-        let mut j = g;
-        while j > 1 {
-            j -= 1;
-            running = running.add(&Xyzz::load(t(j)));
-            running.store(t(j));
-        }
-        // Σ_j j·T_j = Σ_{j ≥ 1} R'_j, times M = 2^(c−1−g).
-        let mut acc = Xyzz::<C>::IDENTITY;
-        for j in 1..g {
-            acc = acc.add(&Xyzz::load(t(j)));
-        }
-        for _ in 0..c - 1 - seg_log {
-            acc = acc.double();
-        }
-        for j in 0..g {
-            acc = acc.add(&Xyzz::load(u(j)));
-        }
+        let mut acc = Xyzz::<C>::load(top.add(2 * w * limbs));
+        acc = acc.add(&Xyzz::load(top.add((2 * w + 1) * limbs)));
         for _ in 0..c * w as u32 {
             acc = acc.double();
         }
@@ -138,7 +140,7 @@ pub unsafe fn combine<C: CurveConfig>(
 /// `blst_p1`/`blst_p2` layout) at `out`.
 ///
 /// # Safety
-/// `win` holds `windows` points; `sums`/`starts` as for [`segments`];
+/// `win` holds `windows` points; `sums`/`starts` the bucket sums and starts;
 /// `out` has room for one Jacobian point.
 #[inline(always)]
 pub unsafe fn finish<C: CurveConfig>(

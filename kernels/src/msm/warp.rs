@@ -11,7 +11,7 @@
 /// uniform*: a warp keeps iterating while any of its lanes has an index
 /// `< n`, so all 32 lanes reach every collective together. Lanes past the
 /// end get indices `≥ n` and must treat them as "nothing to do". Requires
-/// the block size to be a multiple of 32 (all launches use 256).
+/// the block size to be a multiple of 32 (MSM launches use `plan::MSM_BLOCK`).
 #[inline(always)]
 pub fn uniform_indices(n: u32) -> WarpStride {
     let (next, stride) = crate::gpu::grid::first_index_and_stride();
