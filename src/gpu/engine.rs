@@ -11,205 +11,35 @@
 //! the H step and the eight MSMs there and downloads eight points. Nothing is
 //! allocated or freed after `new`, and no call synchronizes the device: a
 //! worker only ever waits on its own stream's events.
+//!
+//! The slot's layout is in [`super::slot_layout`], the VRAM check in
+//! `vram.rs`, the eight MSMs' order and result places in `proof_msm.rs`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
 use bellperson::groth16::{Parameters, Proof};
-use blstrs::{Bls12, G1Projective, G2Projective, Scalar};
+use blstrs::{Bls12, Scalar};
 use cust::event::{Event, EventFlags};
 use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, DevicePointer, LockedBuffer};
 use cust::stream::{Stream, StreamFlags};
-use cuzk_kernels::ntt::TableLayout;
-use group::Group;
 use log::{debug, info};
 
 use super::elementwise::scalar_limbs;
-use super::msm::{
-    g1_from_result_words, g2_from_result_words, msm_g1, msm_g2, DeviceDensity, GpuBases, MsmConfig, MsmCurve, MsmInput,
-    MsmPlan,
-};
+use super::msm::{msm_g1, msm_g2, DeviceDensity, GpuBases, MsmConfig, MsmCurve, MsmInput, MsmPlan};
 use super::ntt::GpuNtt;
+use super::proof_msm::{msm_results, ProofMsm};
+use super::slot_layout::{SlotLayout, FR_WORDS};
 use super::upload::PinnedStager;
+use super::vram::{gib, VramBudget};
 use super::{discover, gpu_err, sys_check, GpuDevice};
-use crate::assemble::{assemble, MsmResults};
+use crate::assemble::assemble;
 use crate::error::ProverError;
 use crate::job::ProofJob;
 use crate::params::ProofShape;
 use crate::prover::ProverConfig;
 use crate::timings::PhaseTimings;
-
-const FR_WORDS: usize = 4;
-
-/// Where each part of a witness lives in a slot, in u64 words.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct SlotLayout {
-    /// Evaluation domain size 2^k: a, b and c are each padded to it.
-    pub domain: usize,
-    /// Public inputs, the constant ONE included.
-    pub inputs: usize,
-    /// Input count (with ONE) + aux count: the scalars, inputs first.
-    pub scalars: usize,
-    /// Words of one density bitmap over the aux variables.
-    pub aux_density_words: usize,
-    /// Words of the B-input density bitmap.
-    pub input_density_words: usize,
-}
-
-impl SlotLayout {
-    fn for_params(params: &Parameters<Bls12>) -> Self {
-        let (inputs, aux) = (params.vk.ic.len(), params.l.len());
-        SlotLayout {
-            domain: params.h.len() + 1,
-            inputs,
-            scalars: inputs + aux,
-            aux_density_words: aux.div_ceil(64),
-            input_density_words: inputs.div_ceil(64),
-        }
-    }
-    pub fn aux(&self) -> usize {
-        self.scalars - self.inputs
-    }
-    /// a, b, c: `domain` Fr each, back to back.
-    pub fn abc(&self, which: usize) -> usize {
-        which * self.domain * FR_WORDS
-    }
-    pub fn scalars_at(&self) -> usize {
-        self.abc(3)
-    }
-    pub fn aux_scalars_at(&self) -> usize {
-        self.scalars_at() + self.inputs * FR_WORDS
-    }
-    pub fn a_aux_density_at(&self) -> usize {
-        self.scalars_at() + self.scalars * FR_WORDS
-    }
-    pub fn b_aux_density_at(&self) -> usize {
-        self.a_aux_density_at() + self.aux_density_words
-    }
-    pub fn b_input_density_at(&self) -> usize {
-        self.b_aux_density_at() + self.aux_density_words
-    }
-    pub fn words(&self) -> usize {
-        self.b_input_density_at() + self.input_density_words
-    }
-    /// Words of the H coefficients (2^k − 1 Fr; one word when there are none,
-    /// as CUDA cannot allocate zero bytes).
-    fn h_words(&self) -> usize {
-        ((self.domain - 1) * FR_WORDS).max(1)
-    }
-    /// log2 of the NTT tables' domain (at least 1: tables for 2 cover 1).
-    fn ntt_log(&self) -> u32 {
-        self.domain.trailing_zeros().max(1)
-    }
-}
-
-/// The eight MSMs of a proof, in the order they run on a worker's stream
-/// and their results lie in its result buffer (as in `cpu::compute`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum ProofMsm {
-    H,
-    L,
-    AInputs,
-    AAux,
-    BG1Inputs,
-    BG1Aux,
-    BG2Inputs,
-    BG2Aux,
-}
-
-impl ProofMsm {
-    const ALL: [ProofMsm; 8] = [
-        ProofMsm::H,
-        ProofMsm::L,
-        ProofMsm::AInputs,
-        ProofMsm::AAux,
-        ProofMsm::BG1Inputs,
-        ProofMsm::BG1Aux,
-        ProofMsm::BG2Inputs,
-        ProofMsm::BG2Aux,
-    ];
-
-    fn curve(self) -> MsmCurve {
-        match self {
-            ProofMsm::BG2Inputs | ProofMsm::BG2Aux => MsmCurve::G2,
-            _ => MsmCurve::G1,
-        }
-    }
-
-    /// Scalars the MSM reads (before density selection): what sizes its plan.
-    fn scalars(self, lay: &SlotLayout) -> usize {
-        match self {
-            ProofMsm::H => lay.domain - 1,
-            ProofMsm::AInputs | ProofMsm::BG1Inputs | ProofMsm::BG2Inputs => lay.inputs,
-            ProofMsm::L | ProofMsm::AAux | ProofMsm::BG1Aux | ProofMsm::BG2Aux => lay.aux(),
-        }
-    }
-
-    /// First word of this MSM's result in the result buffer.
-    fn result_at(self) -> usize {
-        Self::ALL.iter().take_while(|&&m| m != self).map(|m| m.curve().jacobian_limbs()).sum()
-    }
-
-    fn result_words() -> usize {
-        Self::ALL.iter().map(|m| m.curve().jacobian_limbs()).sum()
-    }
-}
-
-/// VRAM one device needs, in bytes, each buffer rounded up to the driver's
-/// allocation granularity.
-#[derive(Clone, Copy, Debug)]
-struct VramBudget {
-    /// The parameters' bases, shared by the device's workers.
-    bases: usize,
-    /// The NTT tables, shared.
-    ntt_tables: usize,
-    /// One worker: witness slot + H coefficients + MSM arena + results.
-    per_worker: usize,
-    workers: usize,
-}
-
-/// cuMemAlloc hands out whole 2 MiB pages for large buffers.
-const ALLOC_GRANULE: usize = 2 << 20;
-
-fn alloc_bytes(words: usize) -> usize {
-    (words.max(1) * 8).next_multiple_of(ALLOC_GRANULE)
-}
-
-impl VramBudget {
-    fn new(params: &Parameters<Bls12>, lay: &SlotLayout, arena_words: usize, workers: usize) -> Self {
-        let g1 = MsmCurve::G1.affine_limbs();
-        let bases = [params.h.len() * g1, params.l.len() * g1, params.a.len() * g1, params.b_g1.len() * g1]
-            .into_iter()
-            .chain([params.b_g2.len() * MsmCurve::G2.affine_limbs()])
-            .map(alloc_bytes)
-            .sum();
-        let per_worker = [lay.words(), lay.h_words(), arena_words, ProofMsm::result_words()].into_iter().map(alloc_bytes).sum();
-        VramBudget { bases, ntt_tables: alloc_bytes(TableLayout::new(lay.ntt_log()).words()), per_worker, workers }
-    }
-
-    fn total(&self) -> usize {
-        self.bases + self.ntt_tables + self.per_worker * self.workers
-    }
-}
-
-impl std::fmt::Display for VramBudget {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} (bases {}, NTT tables {}, {} worker(s) × {} for witness, H, MSM arena and results)",
-            gib(self.total()),
-            gib(self.bases),
-            gib(self.ntt_tables),
-            self.workers,
-            gib(self.per_worker)
-        )
-    }
-}
-
-fn gib(bytes: usize) -> String {
-    format!("{:.3} GiB", bytes as f64 / (1u64 << 30) as f64)
-}
 
 /// What all workers of one device share: read-only after `new`.
 struct DeviceShared {
@@ -557,24 +387,6 @@ impl GpuEngine {
 
     fn slot(&self, slot: usize) -> Result<&WorkerSlot, ProverError> {
         self.slots.get(slot).ok_or_else(|| ProverError::Config(format!("no worker slot {slot}")))
-    }
-}
-
-/// The eight points from the downloaded result words; an MSM that did not
-/// run (`ran[msm as usize]` false) is the identity.
-fn msm_results(words: &[u64], ran: [bool; 8]) -> MsmResults {
-    let result = |msm: ProofMsm| ran[msm as usize].then(|| &words[msm.result_at()..][..msm.curve().jacobian_limbs()]);
-    let g1 = |msm| result(msm).map_or(G1Projective::identity(), |w| g1_from_result_words(w.try_into().expect("G1 result size")));
-    let g2 = |msm| result(msm).map_or(G2Projective::identity(), |w| g2_from_result_words(w.try_into().expect("G2 result size")));
-    MsmResults {
-        h: g1(ProofMsm::H),
-        l: g1(ProofMsm::L),
-        a_inputs: g1(ProofMsm::AInputs),
-        a_aux: g1(ProofMsm::AAux),
-        b_g1_inputs: g1(ProofMsm::BG1Inputs),
-        b_g1_aux: g1(ProofMsm::BG1Aux),
-        b_g2_inputs: g2(ProofMsm::BG2Inputs),
-        b_g2_aux: g2(ProofMsm::BG2Aux),
     }
 }
 

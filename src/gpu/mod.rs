@@ -6,6 +6,9 @@
 //! streams and events only.
 
 mod engine;
+mod proof_msm;
+mod slot_layout;
+mod vram;
 pub mod elementwise;
 pub mod launch;
 pub mod msm;
@@ -14,6 +17,7 @@ mod runtime;
 mod upload;
 
 pub use engine::{GpuEngine, GpuStaged};
+pub use slot_layout::SlotLayout;
 pub use runtime::{cubin_path, discover, GpuDevice};
 
 /// The PTX of the `kernels/` crate, built by `build.rs`.

@@ -1,0 +1,68 @@
+//! Where a witness lives in a worker's VRAM slot.
+
+use bellperson::groth16::Parameters;
+use blstrs::Bls12;
+
+pub(super) const FR_WORDS: usize = 4;
+
+/// Where each part of a witness lives in a slot, in u64 words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SlotLayout {
+    /// Evaluation domain size 2^k: a, b and c are each padded to it.
+    pub domain: usize,
+    /// Public inputs, the constant ONE included.
+    pub inputs: usize,
+    /// Input count (with ONE) + aux count: the scalars, inputs first.
+    pub scalars: usize,
+    /// Words of one density bitmap over the aux variables.
+    pub aux_density_words: usize,
+    /// Words of the B-input density bitmap.
+    pub input_density_words: usize,
+}
+
+impl SlotLayout {
+    pub(super) fn for_params(params: &Parameters<Bls12>) -> Self {
+        let (inputs, aux) = (params.vk.ic.len(), params.l.len());
+        SlotLayout {
+            domain: params.h.len() + 1,
+            inputs,
+            scalars: inputs + aux,
+            aux_density_words: aux.div_ceil(64),
+            input_density_words: inputs.div_ceil(64),
+        }
+    }
+    pub fn aux(&self) -> usize {
+        self.scalars - self.inputs
+    }
+    /// a, b, c: `domain` Fr each, back to back.
+    pub fn abc(&self, which: usize) -> usize {
+        which * self.domain * FR_WORDS
+    }
+    pub fn scalars_at(&self) -> usize {
+        self.abc(3)
+    }
+    pub fn aux_scalars_at(&self) -> usize {
+        self.scalars_at() + self.inputs * FR_WORDS
+    }
+    pub fn a_aux_density_at(&self) -> usize {
+        self.scalars_at() + self.scalars * FR_WORDS
+    }
+    pub fn b_aux_density_at(&self) -> usize {
+        self.a_aux_density_at() + self.aux_density_words
+    }
+    pub fn b_input_density_at(&self) -> usize {
+        self.b_aux_density_at() + self.aux_density_words
+    }
+    pub fn words(&self) -> usize {
+        self.b_input_density_at() + self.input_density_words
+    }
+    /// Words of the H coefficients (2^k − 1 Fr; one word when there are none,
+    /// as CUDA cannot allocate zero bytes).
+    pub(super) fn h_words(&self) -> usize {
+        ((self.domain - 1) * FR_WORDS).max(1)
+    }
+    /// log2 of the NTT tables' domain (at least 1: tables for 2 cover 1).
+    pub(super) fn ntt_log(&self) -> u32 {
+        self.domain.trailing_zeros().max(1)
+    }
+}
