@@ -62,11 +62,15 @@ fn cap_registers(ptx: &str, caps: &[(&str, u32)]) -> String {
 }
 
 /// `CUZK_KERNELS_PTX_FNV`: FNV-1a 64 of the PTX, so a cubin compiled ahead
-/// from exactly this PTX can be recognised by name at run time.
+/// from exactly this PTX can be recognised by name at run time. Also written
+/// next to the PTX (`cuzk_kernels.fnv`) for scripts that name such cubins.
 fn export_fingerprint(ptx: &Path) {
     let bytes = std::fs::read(ptx).unwrap_or_else(|e| fail(&format!("read {}: {e}", ptx.display())));
     let hash = bytes.iter().fold(0xcbf29ce484222325u64, |h, &b| (h ^ b as u64).wrapping_mul(0x100000001b3));
-    println!("cargo:rustc-env=CUZK_KERNELS_PTX_FNV={hash:016x}");
+    let fnv = format!("{hash:016x}");
+    let file = ptx.with_extension("fnv");
+    std::fs::write(&file, &fnv).unwrap_or_else(|e| fail(&format!("write {}: {e}", file.display())));
+    println!("cargo:rustc-env=CUZK_KERNELS_PTX_FNV={fnv}");
 }
 
 fn build_ptx(kernels: &Path, target_dir: &Path) -> PathBuf {

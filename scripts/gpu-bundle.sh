@@ -39,7 +39,8 @@ ptx_variant() {  # name, extra rustc flags...
   cp "$(ls -t target/ptx-variant-$name/nvptx64-nvidia-cuda/release/deps/cuzk_kernels-*.s | head -n 1)" "$out/ptx/$name.ptx"
 }
 ptx_variant generic_u64_mul --cfg cuzk_generic_mul
-cp "$(ls -t target/release/build/cuzk-*/out/cuzk_kernels.ptx | head -n 1)" "$out/ptx/embedded.ptx"
+embedded=$(ls -t target/release/build/cuzk-*/out/cuzk_kernels.ptx | head -n 1)
+cp "$embedded" "$out/ptx/embedded.ptx"
 # Cubins are compiled here with the local ptxas for the H200 (sm_90):
 # scripts/ptxas-report.sh fetches it. ptxas -v reports go to target/ptxas-*.txt.
 ptxas=.cache/nvcc/nvidia/cuda_nvcc/bin/ptxas
@@ -60,11 +61,7 @@ variant "$out/ptx/embedded.ptx" msm-g1-cap128 "$g1_msm" 'msm_g1_accumulate0=128'
 # The executables' whole module compiled ahead, named by the PTX's
 # fingerprint as src/gpu/runtime.rs expects: with CUZK_CUBIN_DIR=.gpu/cubin
 # the device skips minutes of JIT per fresh build.
-fnv=$(python3 -c 'import sys
-h = 0xcbf29ce484222325
-for b in open(sys.argv[1], "rb").read():
-    h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
-print(f"{h:016x}")' "$out/ptx/embedded.ptx")
+fnv=$(cat "${embedded%.ptx}.fnv")  # written by build.rs with the PTX
 $ptxas -arch=sm_90 -O3 -v "$out/ptx/embedded.ptx" -o "$out/cubin/cuzk_kernels-$fnv-sm_90.cubin" 2> target/ptxas-embedded.txt
 cat > "$out/run-tests.sh" <<'EOS'
 #!/usr/bin/env bash
