@@ -2,8 +2,10 @@
 //! (data already in VRAM): 3 warm-up runs, then the median (and minimum)
 //! of 11. Without a GPU it prints why and exits 0.
 //!
-//! Usage: `bench-gpu_ntt [--max-bits N] [LOG_SIZE...]` (default sizes 20,
-//! 24, 26, 27; `--max-bits` caps the radix-2 stages per pass, default 10).
+//! Usage: `bench-gpu_ntt [--max-bits N] [--module FILE] [LOG_SIZE...]`
+//! (default sizes 20, 24, 26, 27; `--max-bits` caps the radix-2 stages per
+//! pass, default 10; `--module` replaces the embedded kernels by a PTX or
+//! cubin holding at least the NTT kernels, e.g. a register-cap variant).
 
 use cust::event::{Event, EventFlags};
 use cust::memory::DeviceBuffer;
@@ -24,7 +26,7 @@ fn target(log_n: u32, op: &str) -> (Option<f64>, Option<f64>) {
 }
 
 fn main() {
-    let gpu = match cuzk::gpu::discover(&[0]) {
+    let mut gpu = match cuzk::gpu::discover(&[0]) {
         Ok(mut g) => g.remove(0),
         Err(e) => {
             println!("gpu_ntt: skipped, {e}");
@@ -37,6 +39,11 @@ fn main() {
     while let Some(a) = args.next() {
         match a.as_str() {
             "--max-bits" => max_bits = Some(args.next().and_then(|b| b.parse().ok()).expect("--max-bits N")),
+            "--module" => {
+                let path = std::path::PathBuf::from(args.next().expect("--module FILE"));
+                gpu.module = gpu.load_module_file(&path).unwrap();
+                println!("module: {}", path.display());
+            }
             other if other.starts_with("--") => {} // e.g. cargo's --bench
             other => sizes.push(other.parse::<u32>().expect("log2 sizes")),
         }

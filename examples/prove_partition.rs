@@ -3,11 +3,17 @@
 //! ```text
 //! cargo run --release --example prove_partition -- [--constraints N] [--inputs N]
 //!     [--proofs N] [--workers N] [--backend auto|cpu|gpu] [--params FILE]
+//!     [--random-bases]
 //! ```
 //! A real 32 GiB partition is `--constraints 130278869 --inputs 328`; the
 //! default is small enough to finish in seconds on a 2-core CPU. Parameters
 //! are random (this is a benchmark, not a trusted setup) and cached in a file,
 //! so a second run with the same shape skips generating them.
+//!
+//! `--random-bases` skips the setup (hours at full size) and uses random
+//! points of the right sizes instead (`cuzk::synthetic::random_parameters`):
+//! the prover does all the same work, but the proofs cannot verify, so they
+//! are reported as unverified rather than checked.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter};
@@ -28,10 +34,11 @@ struct Args {
     workers: usize,
     backend: Backend,
     params: Option<PathBuf>,
+    random_bases: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut args = Args { constraints: 16_000, inputs: 328, proofs: 2, workers: 2, backend: Backend::Auto, params: None };
+    let mut args = Args { constraints: 16_000, inputs: 328, proofs: 2, workers: 2, backend: Backend::Auto, params: None, random_bases: false };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or(format!("{flag} needs a value"));
@@ -50,6 +57,7 @@ fn parse_args() -> Result<Args, String> {
                 }
             }
             "--params" => args.params = Some(value()?.into()),
+            "--random-bases" => args.random_bases = true,
             "-h" | "--help" => return Err(String::new()),
             other => return Err(format!("unknown flag {other}")),
         }
@@ -65,7 +73,7 @@ fn main() -> ExitCode {
     let args = match parse_args() {
         Ok(a) => a,
         Err(msg) => {
-            eprintln!("{msg}\nusage: prove_partition [--constraints N] [--inputs N] [--proofs N] [--workers N] [--backend auto|cpu|gpu] [--params FILE]");
+            eprintln!("{msg}\nusage: prove_partition [--constraints N] [--inputs N] [--proofs N] [--workers N] [--backend auto|cpu|gpu] [--params FILE] [--random-bases]");
             return ExitCode::from(2);
         }
     };
@@ -80,12 +88,27 @@ fn main() -> ExitCode {
 }
 
 fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
-    let params = load_or_generate_params(&args)?;
-    let prover = Prover::new(params.clone(), ProverConfig { backend: args.backend, workers_per_device: args.workers, ..Default::default() })?;
-    println!("backend: {:?}, workers: {}", prover.backend(), prover.workers());
-
     let circuits: Vec<_> = (0..args.proofs).map(|i| SyntheticPorep::with_witness(args.constraints, args.inputs, 1000 + i as u64)).collect();
-    report_witness(&circuits[0])?;
+    let shape = report_witness(&circuits[0])?;
+    let params = if args.random_bases {
+        let t = Instant::now();
+        let params = cuzk::synthetic::random_parameters(&shape, 7);
+        println!("parameters: random bases (proofs will not verify), made in {:.3?}", t.elapsed());
+        params
+    } else {
+        load_or_generate_params(&args)?
+    };
+    let t = Instant::now();
+    let prover = Prover::new(params.clone(), ProverConfig { backend: args.backend, workers_per_device: args.workers, ..Default::default() })?;
+    println!("backend: {:?}, workers: {}, ready in {:.3?}", prover.backend(), prover.workers(), t.elapsed());
+    // With random bases a proof cannot verify; it is only timed.
+    let verify = |proof: &groth16::Proof<Bls12>, circuit: &SyntheticPorep, pvk: &groth16::PreparedVerifyingKey<Bls12>| {
+        if args.random_bases {
+            Ok(true)
+        } else {
+            groth16::verify_proof(pvk, proof, &circuit.public_values())
+        }
+    };
 
     // The two phases one proof at a time, for per-phase timings…
     let mut rng = rand::thread_rng();
@@ -96,7 +119,7 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
     let (proof, timings) = prover.compute_timed(staged)?;
     println!("proof 0: synthesis {synth:.3?}, {timings}");
     let pvk = groth16::prepare_verifying_key(&params.vk);
-    let mut all_ok = groth16::verify_proof(&pvk, &proof, &circuits[0].public_values())?;
+    let mut all_ok = verify(&proof, &circuits[0], &pvk)?;
 
     // …then the whole batch pipelined over the workers.
     let t = Instant::now();
@@ -104,7 +127,7 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
     let batch = t.elapsed();
     for (i, result) in results.iter().enumerate() {
         let ok = match result {
-            Ok(p) => groth16::verify_proof(&pvk, p, &circuits[i].public_values())?,
+            Ok(p) => verify(p, &circuits[i], &pvk)?,
             Err(e) => {
                 eprintln!("proof {i} failed: {e}");
                 false
@@ -117,12 +140,17 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
         args.proofs,
         batch,
         batch / args.proofs.max(1) as u32,
-        if all_ok { "all" } else { "NOT ALL" }
+        match (args.random_bases, all_ok) {
+            (true, true) => "not checked (random bases)",
+            (true, false) => "NOT ALL MADE",
+            (false, true) => "all",
+            (false, false) => "NOT ALL",
+        }
     );
     Ok(all_ok)
 }
 
-fn report_witness(circuit: &SyntheticPorep) -> Result<(), Box<dyn std::error::Error>> {
+fn report_witness(circuit: &SyntheticPorep) -> Result<cuzk::ProofShape, Box<dyn std::error::Error>> {
     let asg = cuzk::synthesize(circuit.clone())?;
     let shape = cuzk::ProofShape::of(&asg)?;
     let zeros = asg.aux.iter().filter(|v| v.is_zero_vartime()).count();
@@ -140,7 +168,7 @@ fn report_witness(circuit: &SyntheticPorep) -> Result<(), Box<dyn std::error::Er
         pct(shape.a_aux_count),
         pct(shape.b_aux_count)
     );
-    Ok(())
+    Ok(shape)
 }
 
 fn load_or_generate_params(args: &Args) -> Result<Parameters<Bls12>, Box<dyn std::error::Error>> {

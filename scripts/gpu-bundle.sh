@@ -62,14 +62,25 @@ variant "$out/ptx/embedded.ptx" msm-g1-cap128 "$g1_msm" 'msm_g1_accumulate0=128'
 # fingerprint as src/gpu/runtime.rs expects: with CUZK_CUBIN_DIR=.gpu/cubin
 # the device skips minutes of JIT per fresh build.
 fnv=$(cat "${embedded%.ptx}.fnv")  # written by build.rs with the PTX
-$ptxas -arch=sm_90 -O3 -v "$out/ptx/embedded.ptx" -o "$out/cubin/cuzk_kernels-$fnv-sm_90.cubin" 2> target/ptxas-embedded.txt
+# Kept by fingerprint, so a bundle whose kernels did not change skips the
+# ten minutes of ptxas.
+cached=target/cubin-cache/cuzk_kernels-$fnv-sm_90.cubin
+if [ ! -f "$cached" ]; then
+  mkdir -p target/cubin-cache
+  $ptxas -arch=sm_90 -O3 -v "$out/ptx/embedded.ptx" -o "$cached.tmp" 2> target/ptxas-embedded.txt
+  mv "$cached.tmp" "$cached"
+fi
+cp "$cached" "$out/cubin/"
 cat > "$out/run-tests.sh" <<'EOS'
 #!/usr/bin/env bash
-# Runs every test executable; exits non-zero if any fails.
+# Runs every test executable, or only those named as NAME or NAME:FILTER
+# (e.g. gpu_ntt gpu_msm:g2_large); exits non-zero if any fails.
 cd "$(dirname "$0")/.."
 fail=0
-for t in .gpu/bin/test-*; do
-  echo "== $t"; "$t" --test-threads=1 || fail=1
+if [ $# -eq 0 ]; then set -- $(cd .gpu/bin && ls test-* | sed 's/^test-//'); fi
+for spec in "$@"; do
+  t=.gpu/bin/test-${spec%%:*}; filter=; [[ $spec == *:* ]] && filter=${spec#*:}
+  echo "== $t $filter"; "$t" --test-threads=1 $filter || fail=1
 done
 exit $fail
 EOS

@@ -3,7 +3,8 @@
 # scripts/gpu-bundle.sh: the GPU tests, then the benches (arithmetic with
 # every multiplication variant, MSM with every register-cap variant, NTT).
 # Usage: scripts/gpu-measure.sh [tests] [arith] [msm] [msm-windows] [ntt]
-# (default: all but the window-size sweep).
+# [ntt-variants] [ncu] (default: tests arith msm ntt). GPU_TESTS="gpu_ntt
+# gpu_msm:g2_large" limits the tests to those binaries / filters.
 # Writes logs to ${OUT:-/tmp/cuzk-out}.
 set -uo pipefail
 out=${OUT:-/tmp/cuzk-out}; mkdir -p "$out"
@@ -15,7 +16,7 @@ export CUZK_CUBIN_DIR=$PWD/.gpu/cubin CUDA_CACHE_MAXSIZE=4294967296
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.sm --format=csv | tee "$out/gpu.txt"
 t0=$(date +%s)
 if want tests; then
-  .gpu/run-tests.sh > "$out/tests.log" 2>&1; echo "tests rc=$? in $(( $(date +%s) - t0 )) s"
+  .gpu/run-tests.sh ${GPU_TESTS:-} > "$out/tests.log" 2>&1; echo "tests rc=$? in $(( $(date +%s) - t0 )) s"
   grep -E "test result|SKIPPED|FAILED|panicked|Segmentation" "$out/tests.log" | sort | uniq -c
 fi
 v=.gpu/variants
@@ -40,4 +41,19 @@ fi
 if want ntt; then
   .gpu/bin/bench-gpu_ntt 2>&1 | tee "$out/bench-ntt.txt"
   echo "ntt done at $(( $(date +%s) - t0 )) s"
+fi
+if want ntt-variants; then
+  for m in $v/ntt-*.cubin; do
+    .gpu/bin/bench-gpu_ntt --module "$m" 24 27 2>&1 | tee -a "$out/bench-ntt-variants.txt"
+  done
+  echo "ntt variants done at $(( $(date +%s) - t0 )) s"
+fi
+if want ncu; then
+  # One launch of each hot kernel: stall reasons, occupancy, pipes, memory.
+  sections="--section LaunchStats --section Occupancy --section SchedulerStats --section WarpStateStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis"
+  ncu --clock-control none $sections --print-details all -k regex:ntt_dif_pass --launch-skip 6 --launch-count 1 \
+    .gpu/bin/bench-gpu_ntt 24 > "$out/ncu-ntt.txt" 2>&1
+  ncu --clock-control none $sections --print-details all -k regex:msm_g1_accumulate0 --launch-skip 2 --launch-count 1 \
+    .gpu/bin/bench-gpu_msm g1 2^24 > "$out/ncu-msm.txt" 2>&1
+  echo "ncu done at $(( $(date +%s) - t0 )) s"
 fi

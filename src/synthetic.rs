@@ -146,3 +146,131 @@ where
         })
         .collect()
 }
+
+/// Distinct random points per query in [`random_parameters`]; longer
+/// queries repeat them. Far quicker than walking 10^8 points, and an MSM's
+/// cost does not depend on which points its bases are.
+const POINT_POOL: usize = 1 << 20;
+
+/// `n` points cycling through `min(n, POINT_POOL)` random ones.
+fn pooled_points<P>(n: usize, seed: u64) -> Vec<P::AffineRepr>
+where
+    P: group::Group + group::Curve + Send + Sync,
+    P::AffineRepr: group::prime::PrimeCurveAffine + Send + Sync + Copy,
+{
+    let pool = random_walk_points::<P>(n.min(POINT_POOL), seed);
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let take = pool.len().min(n - out.len());
+        out.extend_from_slice(&pool[..take]);
+    }
+    out
+}
+
+/// Groth16 parameters of exactly the sizes `shape` needs, made of random
+/// points (each query cycles through 2^20 of them): for timing a prover
+/// where a real setup is out of reach (a whole 32 GiB partition). Proofs
+/// made with them are well-formed but do not verify, since the points share
+/// no trapdoor.
+pub fn random_parameters(shape: &crate::ProofShape, seed: u64) -> bellperson::groth16::Parameters<blstrs::Bls12> {
+    use bellperson::groth16::{Parameters, VerifyingKey};
+    use blstrs::{G1Projective, G2Projective};
+    use std::sync::Arc;
+    let g1 = |n: usize, k: u64| pooled_points::<G1Projective>(n, seed.wrapping_add(k << 40));
+    let g2 = |n: usize, k: u64| pooled_points::<G2Projective>(n, seed.wrapping_add(k << 40));
+    let b_count = shape.b_input_count + shape.b_aux_count;
+    let (vk1, vk2) = (g1(3, 0), g2(4, 1));
+    Parameters {
+        vk: VerifyingKey {
+            alpha_g1: vk1[0],
+            beta_g1: vk1[1],
+            beta_g2: vk2[0],
+            gamma_g2: vk2[1],
+            delta_g1: vk1[2],
+            delta_g2: vk2[2],
+            ic: g1(shape.inputs, 2),
+        },
+        h: Arc::new(g1(shape.domain_size() - 1, 3)),
+        l: Arc::new(g1(shape.aux, 4)),
+        a: Arc::new(g1(shape.inputs + shape.a_aux_count, 5)),
+        b_g1: Arc::new(g1(b_count, 6)),
+        b_g2: Arc::new(g2(b_count, 7)),
+    }
+}
+
+/// Measured statistics of a real 32 GiB PoRep partition's witness and
+/// queries (see the module docs), used by [`random_assignment`].
+#[derive(Clone, Copy, Debug)]
+pub struct WitnessStats {
+    /// Fractions of aux values equal to 0 and to 1 (the rest are random).
+    pub zeros: f64,
+    pub ones: f64,
+    /// Fractions of aux variables in the A and B queries.
+    pub a_aux_density: f64,
+    pub b_aux_density: f64,
+}
+
+impl WitnessStats {
+    pub const POREP_32G: WitnessStats = WitnessStats { zeros: 0.51, ones: 0.47, a_aux_density: 0.997, b_aux_density: 0.254 };
+}
+
+/// An assignment of `constraints` constraints (per-input ones included),
+/// `inputs` public inputs besides ONE and `aux` aux variables, drawn with
+/// the given statistics; A·z, B·z and C·z are random, so it satisfies
+/// nothing. For timing the proving phases at full size without running a
+/// circuit (synthesis alone takes minutes at 10^8 constraints): prove it
+/// with `check_satisfied: false` and [`random_parameters`] of its shape.
+pub fn random_assignment(constraints: usize, inputs: usize, aux: usize, stats: WitnessStats, seed: u64) -> crate::Assignment {
+    use crate::density::Density;
+    use rayon::prelude::*;
+    // Uniform in [0, 1).
+    let unit = |r: &mut rand_chacha::ChaCha8Rng| (r.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+    const CHUNK: usize = 1 << 16;
+    // Chunk k of every vector comes from its own generator, so the result
+    // depends on the seed only, not on the thread count.
+    let fill = |len: usize, salt: u64, draw: &(dyn Fn(&mut rand_chacha::ChaCha8Rng) -> Scalar + Sync)| -> Vec<Scalar> {
+        (0..len.div_ceil(CHUNK))
+            .into_par_iter()
+            .flat_map_iter(|k| {
+                let mut r = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ (salt << 56) ^ k as u64);
+                (0..CHUNK.min(len - k * CHUNK)).map(|_| draw(&mut r)).collect::<Vec<_>>()
+            })
+            .collect()
+    };
+    let random = |r: &mut rand_chacha::ChaCha8Rng| Scalar::random(r);
+    let witness = |r: &mut rand_chacha::ChaCha8Rng| {
+        let u = unit(r);
+        if u < stats.zeros {
+            Scalar::ZERO
+        } else if u < stats.zeros + stats.ones {
+            Scalar::ONE
+        } else {
+            Scalar::random(r)
+        }
+    };
+    let mut input = vec![Scalar::ONE];
+    input.extend(fill(inputs, 1, &random));
+    let density = |fraction: f64, salt: u64| {
+        let mut d = Density::default();
+        for _ in 0..aux {
+            d.push_unset();
+        }
+        let mut r = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ (salt << 56));
+        for i in 0..aux {
+            if unit(&mut r) < fraction {
+                d.set(i);
+            }
+        }
+        d
+    };
+    crate::Assignment {
+        a: fill(constraints, 2, &random),
+        b: fill(constraints, 3, &random),
+        c: fill(constraints, 4, &random),
+        aux: fill(aux, 5, &witness),
+        a_aux_density: density(stats.a_aux_density, 6),
+        b_aux_density: density(stats.b_aux_density, 7),
+        b_input_density: Density::full(input.len()),
+        input,
+    }
+}

@@ -543,6 +543,15 @@ fn check_curve<C: TestCurve>(gpu: &GpuDevice, rng: &mut ChaCha8Rng, report: &mut
         check_xyzz::<C>(gpu, report, &kernel, &got, &expected, |i| format!("{:?}", xyzz[i]));
     }
 
+    // dbl_jacobian: the same points as blstrs projective (Jacobian) input.
+    let kernel = name("dbl_jacobian");
+    if let Some(got) = report.run::<C::Projective>(gpu, &kernel, &[words(&points)], points.len()) {
+        report.check(&kernel, got.len(), |i| {
+            let ok = reduced_fp(&got[i]) && got[i] == expected[i];
+            (!ok).then(|| format!("2 * {:?}: got {:?}, expected {:?}", points[i], got[i], expected[i]))
+        });
+    }
+
     // add: random pairs; then for each special point x: x + x (one
     // representation, then two), x + (−x), (−x) + x and the identity on
     // either or both sides (canonical or not, see `to_xyzz`).

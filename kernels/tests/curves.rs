@@ -145,6 +145,22 @@ fn check_dbl<C: TestCurve>(name: &str, kernel: UnaryKernel) {
     check_xyzz_results::<C>(name, seed, &got, &expected, |i| format!("{:?}", input[i]));
 }
 
+/// Jacobian doubling: blstrs projective points are read as they are.
+fn check_dbl_jacobian<C: TestCurve>(name: &str, kernel: UnaryKernel) {
+    let (mut rng, seed) = seeded_rng(name);
+    let mut points = random_points::<C>(&mut rng, RANDOM_CASES);
+    points.extend([C::Projective::identity(); 4]);
+    let got: Vec<C::Projective> = run_unary(kernel, &points);
+    let mut mismatches = Mismatches::new(name, seed);
+    for (i, (g, p)) in got.iter().zip(&points).enumerate() {
+        let e = p.double();
+        mismatches.check(*g == e && C::is_on_curve(&g.to_affine()), || {
+            format!("  [{i}] 2 * {p:?}\n    got {g:?}\n    expected {e:?}")
+        });
+    }
+    mismatches.finish(got.len());
+}
+
 fn check_affine_to_xyzz<C: TestCurve>(name: &str, kernel: UnaryKernel) {
     let (mut rng, seed) = seeded_rng(name);
     let mut points = random_points::<C>(&mut rng, RANDOM_CASES);
@@ -201,6 +217,11 @@ fn g1_dbl() {
 }
 
 #[test]
+fn g1_dbl_jacobian() {
+    check_dbl_jacobian::<G1>("g1_dbl_jacobian", k::g1_dbl_jacobian);
+}
+
+#[test]
 fn g1_affine_to_xyzz() {
     check_affine_to_xyzz::<G1>("g1_affine_to_xyzz", k::g1_affine_to_xyzz);
 }
@@ -223,6 +244,11 @@ fn g2_add() {
 #[test]
 fn g2_dbl() {
     check_dbl::<G2>("g2_dbl", k::g2_dbl);
+}
+
+#[test]
+fn g2_dbl_jacobian() {
+    check_dbl_jacobian::<G2>("g2_dbl_jacobian", k::g2_dbl_jacobian);
 }
 
 #[test]

@@ -83,11 +83,13 @@ const KERNELS: &[(&str, &[usize], usize)] = &[
     ("g1_add_mixed", &[G1_XYZZ_LIMBS, G1_AFFINE_LIMBS], G1_XYZZ_LIMBS),
     ("g1_add", &[G1_XYZZ_LIMBS, G1_XYZZ_LIMBS], G1_XYZZ_LIMBS),
     ("g1_dbl", &[G1_XYZZ_LIMBS], G1_XYZZ_LIMBS),
+    ("g1_dbl_jacobian", &[G1_JACOBIAN_LIMBS], G1_JACOBIAN_LIMBS),
     ("g1_to_jacobian", &[G1_XYZZ_LIMBS], G1_JACOBIAN_LIMBS),
     ("g1_affine_to_xyzz", &[G1_AFFINE_LIMBS], G1_XYZZ_LIMBS),
     ("g2_add_mixed", &[G2_XYZZ_LIMBS, G2_AFFINE_LIMBS], G2_XYZZ_LIMBS),
     ("g2_add", &[G2_XYZZ_LIMBS, G2_XYZZ_LIMBS], G2_XYZZ_LIMBS),
     ("g2_dbl", &[G2_XYZZ_LIMBS], G2_XYZZ_LIMBS),
+    ("g2_dbl_jacobian", &[G2_JACOBIAN_LIMBS], G2_JACOBIAN_LIMBS),
     ("g2_to_jacobian", &[G2_XYZZ_LIMBS], G2_JACOBIAN_LIMBS),
     ("g2_affine_to_xyzz", &[G2_AFFINE_LIMBS], G2_XYZZ_LIMBS),
 ];

@@ -62,13 +62,14 @@ macro_rules! field_kernels {
 
 /// The point operations shared by G1 and G2.
 macro_rules! curve_kernels {
-    ($Affine:ty, $Xyzz:ty, $Jacobian:ty: $add_mixed:ident, $add:ident, $dbl:ident, $to_jacobian:ident, $affine_to_xyzz:ident) => {
+    ($Affine:ty, $Xyzz:ty, $Jacobian:ty: $add_mixed:ident, $add:ident, $dbl:ident, $dbl_jacobian:ident, $to_jacobian:ident, $affine_to_xyzz:ident) => {
         binary_kernel!(
             /// `(acc: XYZZ, p: affine) -> XYZZ`.
             $add_mixed: $Xyzz, $Affine => $Xyzz, |acc, p| acc.add_affine(&p)
         );
         binary_kernel!($add: $Xyzz, $Xyzz => $Xyzz, |x, y| x.add(&y));
         unary_kernel!($dbl: $Xyzz => $Xyzz, |x| x.double());
+        unary_kernel!($dbl_jacobian: $Jacobian => $Jacobian, |x| x.double());
         unary_kernel!(
             /// Output in blst_p1/blst_p2 (blstrs projective) layout.
             $to_jacobian: $Xyzz => $Jacobian, |x| x.to_jacobian()
@@ -92,5 +93,5 @@ unary_kernel!(
 );
 unary_kernel!(fp_from_mont: Fp => [u64; 6], |x| x.to_canonical());
 
-curve_kernels!(G1Affine, G1Xyzz, G1Jacobian: g1_add_mixed, g1_add, g1_dbl, g1_to_jacobian, g1_affine_to_xyzz);
-curve_kernels!(G2Affine, G2Xyzz, G2Jacobian: g2_add_mixed, g2_add, g2_dbl, g2_to_jacobian, g2_affine_to_xyzz);
+curve_kernels!(G1Affine, G1Xyzz, G1Jacobian: g1_add_mixed, g1_add, g1_dbl, g1_dbl_jacobian, g1_to_jacobian, g1_affine_to_xyzz);
+curve_kernels!(G2Affine, G2Xyzz, G2Jacobian: g2_add_mixed, g2_add, g2_dbl, g2_dbl_jacobian, g2_to_jacobian, g2_affine_to_xyzz);

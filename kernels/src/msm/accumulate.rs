@@ -114,47 +114,54 @@ pub unsafe fn level0<C: CurveConfig, const PREFETCH: bool>(
         } else {
             p0 + chunk
         };
+        // One flat loop over the chunk: every lane adds one entry per
+        // iteration and all lanes (equal chunks) run the same number of
+        // iterations, so a warp stays converged on the additions. (Nested
+        // per-run loops made each lane wait at every inner-loop exit for
+        // the lane with the longest remaining run.) A run ending is a short
+        // divergent branch: store the run's sum, move to the next bucket.
         let mut key = bucket_of(starts, n_keys, p0);
-        let mut p = p0;
+        let mut run_end = *starts.add(key as usize + 1);
         let mut first = true;
-        let mut next = if PREFETCH { fetch(p0) } else { (Affine::<C>::IDENTITY, false) };
-        loop {
-            let end = *starts.add(key as usize + 1);
-            let stop = if end < p1 { end } else { p1 };
-            let mut acc = Xyzz::<C>::IDENTITY;
-            while p < stop {
-                let (base, negative) = if PREFETCH {
-                    let current = next;
-                    if p + 1 < p1 {
-                        next = fetch(p + 1);
-                    }
-                    current
-                } else {
-                    fetch(p)
-                };
-                acc = acc.add_affine(&if negative { base.neg() } else { base });
-                p += 1;
-            }
-            if p == p1 {
+        let mut acc = Xyzz::<C>::IDENTITY;
+        let mut next = if PREFETCH {
+            fetch(p0)
+        } else {
+            (Affine::<C>::IDENTITY, false)
+        };
+        for p in p0..p1 {
+            let (base, negative) = if PREFETCH {
+                let current = next;
+                if p + 1 < p1 {
+                    next = fetch(p + 1);
+                }
+                current
+            } else {
+                fetch(p)
+            };
+            if p == run_end {
                 if first {
                     emit(out_keys, out_points, 2 * t, key, &acc);
-                    *out_keys.add(2 * t + 1) = key | EMPTY;
+                    first = false;
                 } else {
-                    emit(out_keys, out_points, 2 * t + 1, key, &acc);
+                    acc.store(sums.add(key as usize * xyzz_limbs::<C>()));
                 }
-                break;
-            }
-            if first {
-                emit(out_keys, out_points, 2 * t, key, &acc);
-                first = false;
-            } else {
-                acc.store(sums.add(key as usize * xyzz_limbs::<C>()));
-            }
-            // Next non-empty bucket (p < total, so one exists).
-            key += 1;
-            while *starts.add(key as usize + 1) <= p {
+                acc = Xyzz::<C>::IDENTITY;
+                // Next non-empty bucket (p < total, so one exists).
                 key += 1;
+                while *starts.add(key as usize + 1) <= p {
+                    key += 1;
+                }
+                run_end = *starts.add(key as usize + 1);
             }
+            acc = acc.add_affine(&if negative { base.neg() } else { base });
+        }
+        // The chunk's last run goes on to the next level.
+        if first {
+            emit(out_keys, out_points, 2 * t, key, &acc);
+            *out_keys.add(2 * t + 1) = key | EMPTY;
+        } else {
+            emit(out_keys, out_points, 2 * t + 1, key, &acc);
         }
     }
 }
@@ -188,43 +195,40 @@ pub unsafe fn level<C: CurveConfig>(
             continue;
         }
         let p1 = if n_in - p0 < chunk { n_in } else { p0 + chunk };
-        let mut p = p0;
+        // One flat loop, as in level 0: lanes stay converged on additions.
+        let mut key = *in_keys.add(p0 as usize) & KEY_MASK;
         let mut first = true;
-        loop {
-            let key = *in_keys.add(p as usize) & KEY_MASK;
-            let mut acc = Xyzz::<C>::IDENTITY;
-            while p < p1 {
-                let k = *in_keys.add(p as usize);
-                if k & KEY_MASK != key {
-                    break;
-                }
-                if k & EMPTY == 0 {
-                    acc = acc.add(&Xyzz::<C>::load(in_points.add(p as usize * limbs)));
-                }
-                p += 1;
-            }
-            let run_is_last = p == p1;
-            if last != 0 {
-                if key != KEY_MASK {
+        let mut acc = Xyzz::<C>::IDENTITY;
+        for p in p0..p1 {
+            let k = *in_keys.add(p as usize);
+            if k & KEY_MASK != key {
+                // A run ends inside the chunk.
+                if last != 0 {
+                    acc.store(sums.add(key as usize * limbs));
+                } else if first {
+                    emit(out_keys, out_points, 2 * t, key, &acc);
+                } else {
+                    // A middle run; never the sentinel, which sorts last.
                     acc.store(sums.add(key as usize * limbs));
                 }
-            } else if run_is_last {
-                if first {
-                    emit(out_keys, out_points, 2 * t, key, &acc);
-                    *out_keys.add(2 * t + 1) = key | EMPTY;
-                } else {
-                    emit(out_keys, out_points, 2 * t + 1, key, &acc);
-                }
-            } else if first {
-                emit(out_keys, out_points, 2 * t, key, &acc);
                 first = false;
-            } else {
-                // A middle run; never the sentinel, which sorts last.
+                key = k & KEY_MASK;
+                acc = Xyzz::<C>::IDENTITY;
+            }
+            if k & EMPTY == 0 {
+                acc = acc.add(&Xyzz::<C>::load(in_points.add(p as usize * limbs)));
+            }
+        }
+        // The chunk's last run.
+        if last != 0 {
+            if key != KEY_MASK {
                 acc.store(sums.add(key as usize * limbs));
             }
-            if run_is_last {
-                break;
-            }
+        } else if first {
+            emit(out_keys, out_points, 2 * t, key, &acc);
+            *out_keys.add(2 * t + 1) = key | EMPTY;
+        } else {
+            emit(out_keys, out_points, 2 * t + 1, key, &acc);
         }
     }
 }
