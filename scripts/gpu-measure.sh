@@ -3,7 +3,7 @@
 # scripts/gpu-bundle.sh: the GPU tests, then the benches (arithmetic with
 # every multiplication variant, MSM with every register-cap variant, NTT).
 # Usage: scripts/gpu-measure.sh [tests] [arith] [msm] [msm-windows] [ntt]
-# [ntt-variants] [ncu] (default: tests arith msm ntt). GPU_TESTS="gpu_ntt
+# [ntt-variants] [ncu] [partition] (default: tests arith msm ntt). GPU_TESTS="gpu_ntt
 # gpu_msm:g2_large" limits the tests to those binaries / filters.
 # Writes logs to ${OUT:-/tmp/cuzk-out}.
 set -uo pipefail
@@ -44,9 +44,16 @@ if want ntt; then
 fi
 if want ntt-variants; then
   for m in $v/ntt-*.cubin; do
+    [ -f "$m" ] || continue  # none in this bundle
     .gpu/bin/bench-gpu_ntt --module "$m" 24 27 2>&1 | tee -a "$out/bench-ntt-variants.txt"
   done
   echo "ntt variants done at $(( $(date +%s) - t0 )) s"
+fi
+if want partition; then
+  # A whole 32 GiB partition (random bases and assignment): ~2.5 min, most
+  # of it making the inputs on the host; needs ~100 GB of host memory.
+  .gpu/bin/bench-gpu_partition --proofs 3 --workers 2 2>&1 | tee "$out/bench-partition.txt"
+  echo "partition done at $(( $(date +%s) - t0 )) s"
 fi
 if want ncu; then
   # One launch of each hot kernel: stall reasons, occupancy, pipes, memory.
