@@ -40,11 +40,17 @@ pub struct ProverConfig {
     /// Check A·B = C for every constraint before proving, so an unsatisfied
     /// circuit is an error instead of a proof that fails to verify.
     pub check_satisfied: bool,
+    /// Threads that synthesize circuits in `prove_batch`; 0: one per core.
+    /// A synthesized witness waits in host memory until a worker takes it
+    /// (about 17 GB for a 32 GiB PoRep partition), and up to this many plus
+    /// twice the workers can exist at once: lower it where host memory
+    /// cannot hold one per core.
+    pub synthesis_threads: usize,
 }
 
 impl Default for ProverConfig {
     fn default() -> Self {
-        ProverConfig { backend: Backend::Auto, workers_per_device: 2, devices: Vec::new(), check_satisfied: true }
+        ProverConfig { backend: Backend::Auto, workers_per_device: 2, devices: Vec::new(), check_satisfied: true, synthesis_threads: 0 }
     }
 }
 
@@ -241,7 +247,7 @@ impl Prover {
             scope.spawn(move || {
                 // A pool of its own: these threads block on the channel, which
                 // must never starve the global pool the compute phase uses.
-                let pool = rayon::ThreadPoolBuilder::new().build();
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(self.config.synthesis_threads).build();
                 let synth = |(i, (c, (r, s))): (usize, (C, (Scalar, Scalar)))| {
                     let job = synthesize(c).map(|a| ProofJob::with_randomness(a, r, s));
                     let _ = tx.send((i, job));

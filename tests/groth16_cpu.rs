@@ -8,6 +8,8 @@ use common::{params_for, rng, verifies, TestCircuit};
 use cuzk::synthetic::SyntheticPorep;
 use cuzk::{Backend, Prover, ProverConfig, ProverError};
 use ff::Field;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 fn cpu_prover(params: &groth16::Parameters<blstrs::Bls12>, workers: usize) -> Prover {
     let config = ProverConfig { backend: Backend::Cpu, workers_per_device: workers, ..Default::default() };
@@ -101,5 +103,46 @@ fn one_bad_circuit_does_not_cost_the_rest_of_the_batch() {
     for (i, x) in [(0, xs[0]), (2, xs[1]), (4, xs[3])] {
         let proof = results[i].as_ref().unwrap_or_else(|e| panic!("proof {i}: {e}"));
         assert!(verifies(&params, proof, &[x.square()]), "proof {i}");
+    }
+}
+
+/// A circuit that records how many syntheses run at once.
+#[derive(Clone)]
+struct Counted {
+    inner: TestCircuit,
+    live: Arc<AtomicUsize>,
+    most: Arc<AtomicUsize>,
+}
+
+impl bellperson::Circuit<Scalar> for Counted {
+    fn synthesize<CS: bellperson::ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), bellperson::SynthesisError> {
+        let now = self.live.fetch_add(1, Ordering::SeqCst) + 1;
+        self.most.fetch_max(now, Ordering::SeqCst);
+        // Long enough that syntheses on parallel threads overlap.
+        std::thread::sleep(std::time::Duration::from_millis(30));
+        let result = self.inner.synthesize(cs);
+        self.live.fetch_sub(1, Ordering::SeqCst);
+        result
+    }
+}
+
+#[test]
+fn synthesis_threads_bounds_the_syntheses_running_at_once() {
+    let mut rng = rng();
+    let params = params_for(TestCircuit::Square(None), &mut rng);
+    for (threads, check) in [(1, "exactly one"), (3, "more than one")] {
+        let (live, most) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+        let xs: Vec<Scalar> = (0..6).map(|_| Scalar::random(&mut rng)).collect();
+        let circuits = xs.iter().map(|&x| Counted { inner: TestCircuit::Square(Some(x)), live: live.clone(), most: most.clone() }).collect();
+        let config = ProverConfig { backend: Backend::Cpu, workers_per_device: 2, synthesis_threads: threads, ..Default::default() };
+        let results = Prover::new(params.clone(), config).unwrap().prove_batch(circuits, &mut rng);
+        for (x, result) in xs.iter().zip(&results) {
+            assert!(verifies(&params, result.as_ref().unwrap(), &[x.square()]));
+        }
+        let most = most.load(Ordering::SeqCst);
+        // With one thread the bound must hold; with three the counter must
+        // see overlap, or it would not detect a broken bound either.
+        let ok = if threads == 1 { most == 1 } else { most > 1 };
+        assert!(ok, "synthesis_threads {threads}: at most {most} at once, expected {check}");
     }
 }
