@@ -1,5 +1,5 @@
-//! GPU MSM timing: G1 at 2^20, 2^24, 2^26, G2 at 2^20, 2^24, random scalars and a
-//! witness-like input (90% of scalars 0 or 1). Bases and scalars are
+//! GPU MSM timing: G1 at 2^20, 2^24, 2^26, 2^27, G2 at 2^20, 2^24, random
+//! scalars and a witness-like input (90% of scalars 0 or 1). Bases and scalars are
 //! uploaded once; each run enqueues one MSM on a stream with a preallocated
 //! arena and is timed with CUDA events (2 warm-up runs, median of 5).
 //! Without a GPU it prints why and exits 0.
@@ -38,6 +38,7 @@ const CASES: &[Case] = &[
     Case { name: "g1 2^24", curve: MsmCurve::G1, log_n: 24, skew: false },
     Case { name: "g1 2^24 skew", curve: MsmCurve::G1, log_n: 24, skew: true },
     Case { name: "g1 2^26", curve: MsmCurve::G1, log_n: 26, skew: false },
+    Case { name: "g1 2^27", curve: MsmCurve::G1, log_n: 27, skew: false },
     Case { name: "g2 2^20", curve: MsmCurve::G2, log_n: 20, skew: false },
     Case { name: "g2 2^20 skew", curve: MsmCurve::G2, log_n: 20, skew: true },
     Case { name: "g2 2^24", curve: MsmCurve::G2, log_n: 24, skew: false },
@@ -88,7 +89,7 @@ fn main() {
     // Bases are generated once per (curve, size) and shared by the cases.
     let mut rng = ChaCha8Rng::seed_from_u64(0x5eed);
     for curve in [MsmCurve::G1, MsmCurve::G2] {
-        for log_n in [20, 24, 26] {
+        for log_n in [20, 24, 26, 27] {
             let cases: Vec<&Case> = CASES.iter().filter(|c| c.curve == curve && c.log_n == log_n && wanted(c)).collect();
             if cases.is_empty() {
                 continue;
