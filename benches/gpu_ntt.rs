@@ -2,10 +2,12 @@
 //! (data already in VRAM): 3 warm-up runs, then the median (and minimum)
 //! of 11. Without a GPU it prints why and exits 0.
 //!
-//! Usage: `bench-gpu_ntt [--max-bits N] [--module FILE] [LOG_SIZE...]`
-//! (default sizes 20, 24, 26, 27; `--max-bits` caps the radix-2 stages per
-//! pass, default 10; `--module` replaces the embedded kernels by a PTX or
-//! cubin holding at least the NTT kernels, e.g. a register-cap variant).
+//! Usage: `bench-gpu_ntt [--max-bits N] [--stage-table] [--module FILE]
+//! [LOG_SIZE...]` (default sizes 20, 24, 26, 27; `--max-bits` caps the
+//! radix-2 stages per pass, default 10; `--stage-table` reads the stages'
+//! twiddles from the dense stage table; `--module` replaces the embedded
+//! kernels by a PTX or cubin holding at least the NTT kernels, e.g. a
+//! register-cap variant).
 
 use cust::event::{Event, EventFlags};
 use cust::memory::DeviceBuffer;
@@ -35,10 +37,12 @@ fn main() {
     };
     let mut sizes = Vec::new();
     let mut max_bits = None;
+    let mut stage_table = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--max-bits" => max_bits = Some(args.next().and_then(|b| b.parse().ok()).expect("--max-bits N")),
+            "--stage-table" => stage_table = true,
             "--module" => {
                 let path = std::path::PathBuf::from(args.next().expect("--module FILE"));
                 gpu.module = gpu.load_module_file(&path).unwrap();
@@ -55,6 +59,10 @@ fn main() {
     let t = std::time::Instant::now();
     let mut ntt = GpuNtt::new(&gpu, max_log).expect("NTT tables");
     println!("device: {}; tables for 2^{max_log} built in {:.1?} (incl. module load)", gpu.name, t.elapsed());
+    if stage_table {
+        ntt.set_stage_table(true);
+        println!("stage twiddles from the dense stage table");
+    }
     if let Some(bits) = max_bits {
         ntt.set_max_pass_bits(bits);
         println!("at most {bits} bits per pass");

@@ -80,19 +80,23 @@ fn gpu_ntt(ntt: &GpuNtt, gpu: &GpuDevice, x: &[Scalar], dir: Direction, order: O
 fn ntt_matches_bellperson_at_every_size_to_2_20() {
     let Some(gpu) = common::gpu_or_skip("ntt_matches_bellperson_at_every_size_to_2_20") else { return };
     let mut rng = common::rng();
-    let ntt = GpuNtt::new(&gpu, 27).expect("NTT tables");
+    let mut ntt = GpuNtt::new(&gpu, 27).expect("NTT tables");
     let worker = Worker::new();
     for log_n in 1..=20 {
         let x = random_scalars(&mut rng, 1 << log_n);
         for (dir, coset) in ALL {
             let expected = bellperson(&x, dir, coset, &worker);
             for order in [Order::NaturalToBitrev, Order::BitrevToNatural] {
-                let got = gpu_ntt(&ntt, &gpu, &x, dir, order, coset);
-                assert_same(&got, &expected, &format!("2^{log_n} {dir:?} coset={coset} {order:?}"));
+                // Stage twiddles from either table (GpuNtt::set_stage_table).
+                for stage_table in [false, true] {
+                    ntt.set_stage_table(stage_table);
+                    let got = gpu_ntt(&ntt, &gpu, &x, dir, order, coset);
+                    assert_same(&got, &expected, &format!("2^{log_n} {dir:?} coset={coset} {order:?} stage table {stage_table}"));
+                }
             }
         }
     }
-    eprintln!("2^1 … 2^20: forward, inverse, coset forward, coset inverse, both orders, equal to bellperson");
+    eprintln!("2^1 … 2^20: forward, inverse, coset forward, coset inverse, both orders, both stage tables, equal to bellperson");
 }
 
 #[test]
@@ -170,12 +174,15 @@ fn inverse_after_forward_is_identity() {
 fn h_step_matches_cpu_h() {
     let Some(gpu) = common::gpu_or_skip("h_step_matches_cpu_h") else { return };
     let mut rng = common::rng();
-    let ntt = GpuNtt::new(&gpu, 27).expect("NTT tables");
-    for n in [1, 2, 3, 5, 1000, 1024, 1025, 4097, 65_535, 65_537, 300_000, (1 << 20) - 3, 1 << 20, 3_000_000, (1 << 24) - 5] {
+    let mut ntt = GpuNtt::new(&gpu, 27).expect("NTT tables");
+    for (i, n) in [1, 2, 3, 5, 1000, 1024, 1025, 4097, 65_535, 65_537, 300_000, (1 << 20) - 3, 1 << 20, 3_000_000, (1 << 24) - 5].into_iter().enumerate() {
         let (a, b, c) = (random_scalars(&mut rng, n), random_scalars(&mut rng, n), random_scalars(&mut rng, n));
+        // Every other size with the stage twiddles from the dense table.
+        let stage_table = i % 2 == 1;
+        ntt.set_stage_table(stage_table);
         let got = ntt.h_blocking(&gpu, &a, &b, &c).expect("GPU H");
         let expected = cuzk::cpu::h::h_coefficients(a, b, c).expect("CPU H");
-        assert_same(&got, &expected, &format!("H for n = {n}"));
+        assert_same(&got, &expected, &format!("H for n = {n}, stage table {stage_table}"));
     }
 }
 

@@ -172,10 +172,12 @@ fn tables() -> &'static Vec<u64> {
     })
 }
 
-fn table_addrs() -> Tables {
+/// `stage_table`: the passes read their stage twiddles from the dense table.
+fn table_addrs_with(stage_table: bool) -> Tables {
     Tables {
         base: tables().as_ptr() as u64,
         layout: TableLayout::new(MAX_LOG),
+        stage_table,
     }
 }
 
@@ -193,6 +195,17 @@ fn host_ntt(
     order: Order,
     coset: bool,
 ) -> Vec<Scalar> {
+    host_ntt_with(values, max_bits, dir, order, coset, false)
+}
+
+fn host_ntt_with(
+    values: &[Scalar],
+    max_bits: u32,
+    dir: Direction,
+    order: Order,
+    coset: bool,
+    stage_table: bool,
+) -> Vec<Scalar> {
     let log_n = values.len().trailing_zeros();
     let mut words = to_words(values);
     let mut passes = Vec::new();
@@ -203,7 +216,7 @@ fn host_ntt(
         order,
         coset,
         words.as_mut_ptr() as u64,
-        &table_addrs(),
+        &table_addrs_with(stage_table),
         |p| passes.push(*p),
     );
     assert_eq!(passes.len(), pass_bits(log_n, max_bits).count());
@@ -211,28 +224,33 @@ fn host_ntt(
     from_words(&words)
 }
 
+/// Every direction, order and coset flag, with the stage twiddles from
+/// either table.
 fn check_ntt(rng: &mut ChaCha8Rng, log_n: u32, max_bits: u32) {
     let n = 1usize << log_n;
     let x = random(rng, n);
     for dir in [Direction::Forward, Direction::Inverse] {
         for coset in [false, true] {
             let expected = reference(&x, dir, coset);
-            let got = host_ntt(&x, max_bits, dir, Order::NaturalToBitrev, coset);
-            assert!(
-                got == bitrev_perm(&expected),
-                "2^{log_n} {dir:?} coset={coset} natural→bitrev, max {max_bits} bits/pass"
-            );
-            let got = host_ntt(
-                &bitrev_perm(&x),
-                max_bits,
-                dir,
-                Order::BitrevToNatural,
-                coset,
-            );
-            assert!(
-                got == expected,
-                "2^{log_n} {dir:?} coset={coset} bitrev→natural, max {max_bits} bits/pass"
-            );
+            for st in [false, true] {
+                let got = host_ntt_with(&x, max_bits, dir, Order::NaturalToBitrev, coset, st);
+                assert!(
+                    got == bitrev_perm(&expected),
+                    "2^{log_n} {dir:?} coset={coset} natural→bitrev, max {max_bits} bits/pass, stage table {st}"
+                );
+                let got = host_ntt_with(
+                    &bitrev_perm(&x),
+                    max_bits,
+                    dir,
+                    Order::BitrevToNatural,
+                    coset,
+                    st,
+                );
+                assert!(
+                    got == expected,
+                    "2^{log_n} {dir:?} coset={coset} bitrev→natural, max {max_bits} bits/pass, stage table {st}"
+                );
+            }
         }
     }
 }
@@ -304,6 +322,15 @@ fn tables_hold_the_expected_powers() {
                 gi.pow_vartime([e]) * ninv * zinv
             );
         }
+    }
+    let psi = w.pow_vartime([1u64 << 22]); // the 1024-th root
+    for k in [0u32, 1, 2, 255, 256, 511] {
+        assert_eq!(at(TableLayout::STAGE, k), psi.pow_vartime([k as u64]), "STAGE[{k}]");
+        assert_eq!(
+            at(TableLayout::STAGE_INV, k),
+            psi.invert().unwrap().pow_vartime([k as u64]),
+            "STAGE_INV[{k}]"
+        );
     }
     assert_eq!(HALF, 1 << 16);
 }
@@ -437,6 +464,18 @@ fn host_h(
     max_bits: u32,
     rng: &mut ChaCha8Rng,
 ) -> Vec<Scalar> {
+    host_h_with(a, b, c, log_n, max_bits, rng, false)
+}
+
+fn host_h_with(
+    a: &[Scalar],
+    b: &[Scalar],
+    c: &[Scalar],
+    log_n: u32,
+    max_bits: u32,
+    rng: &mut ChaCha8Rng,
+    stage_table: bool,
+) -> Vec<Scalar> {
     let n = 1usize << log_n;
     let garbage = |v: &[Scalar], rng: &mut ChaCha8Rng| {
         let mut w = to_words(v);
@@ -455,7 +494,7 @@ fn host_h(
         bw.as_mut_ptr() as u64,
         cw.as_mut_ptr() as u64,
         out.as_mut_ptr() as u64,
-        &table_addrs(),
+        &table_addrs_with(stage_table),
         |p| passes.push(*p),
     );
     run(&passes);
@@ -489,12 +528,14 @@ fn h_step_matches_reference() {
             random(&mut rng, len),
         );
         let expected = reference_h(&a, &b, &c, log_n);
-        let got = host_h(&a, &b, &c, log_n, max_bits, &mut rng);
-        assert_eq!(got.len(), expected.len());
-        assert!(
-            got == expected,
-            "H for n = {len} (2^{log_n}), max {max_bits} bits/pass"
-        );
+        for st in [false, true] {
+            let got = host_h_with(&a, &b, &c, log_n, max_bits, &mut rng, st);
+            assert_eq!(got.len(), expected.len());
+            assert!(
+                got == expected,
+                "H for n = {len} (2^{log_n}), max {max_bits} bits/pass, stage table {st}"
+            );
+        }
     }
 }
 

@@ -37,6 +37,7 @@ pub struct GpuNtt {
     layout: TableLayout,
     tables: DeviceBuffer<u64>,
     max_bits: u32,
+    stage_table: bool,
 }
 
 impl GpuNtt {
@@ -82,7 +83,7 @@ impl GpuNtt {
         });
         launched?;
         stream.synchronize().map_err(|e| gpu_err("NTT tables", e))?;
-        Ok(GpuNtt { ordinal: gpu.ordinal, layout, tables, max_bits: MAX_PASS_BITS })
+        Ok(GpuNtt { ordinal: gpu.ordinal, layout, tables, max_bits: MAX_PASS_BITS, stage_table: false })
     }
 
     /// The largest domain (log2) the tables cover.
@@ -96,8 +97,14 @@ impl GpuNtt {
         self.max_bits = bits.clamp(1, MAX_PASS_BITS);
     }
 
+    /// Whether passes read their stage twiddles from the dense stage table
+    /// (off by default until measured on a GPU; results are the same).
+    pub fn set_stage_table(&mut self, on: bool) {
+        self.stage_table = on;
+    }
+
     fn tables(&self) -> Tables {
-        Tables { base: self.tables.as_device_ptr().as_raw(), layout: self.layout }
+        Tables { base: self.tables.as_device_ptr().as_raw(), layout: self.layout, stage_table: self.stage_table }
     }
 
     fn check_device(&self, gpu: &GpuDevice) -> Result<(), ProverError> {

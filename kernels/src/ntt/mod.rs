@@ -53,6 +53,11 @@
 //!
 //! # Tuning levers (not yet used)
 //!
+//! Measured on an H200 (docs/PERFORMANCE.md): occupancy (register caps)
+//! and two butterflies per thread did not help. Switchable, not yet
+//! measured: stage twiddles from a dense 512-entry table
+//! ([`pass::FLAG_STAGE_TABLE`], `GpuNtt::set_stage_table`).
+//!
 //! Fusing the last DIF pass with the first DIT pass (same tiles) and the
 //! H step's three forward DITs' last passes with the final transform's
 //! first; radix-4 register steps for the last stages (trivial twiddles);

@@ -39,7 +39,7 @@
 
 use super::block::{block_ids, sync, threads, Tile, THREADS, TILE, TILE_LOG};
 use super::io;
-use super::tables::HALF;
+use super::tables::{HALF, STAGE_COUNT, STAGE_FROM_TW};
 use crate::ff::limbs::unrolled_for;
 use crate::ff::Fr;
 
@@ -54,6 +54,13 @@ pub const FLAG_SCALE_ON_LOAD: u32 = 2;
 pub const FLAG_POINTWISE: u32 = 4;
 /// Store to `out` in natural order (last pass of a DIF transform only).
 pub const FLAG_SCATTER: u32 = 8;
+/// Read the stages' twiddles from the dense `STAGE` tables instead of
+/// `TW_HI` (same values; an A/B switch until measured, see
+/// [`super::tables`]).
+pub const FLAG_STAGE_TABLE: u32 = 16;
+
+// The stage table holds the powers a 2^TILE_LOG tile's stages use.
+const _: () = assert!(STAGE_COUNT == TILE / 2 && TILE_LOG == 10);
 
 /// The kernel arguments of one pass (see the module docs).
 #[derive(Clone, Copy)]
@@ -104,6 +111,20 @@ unsafe fn twiddle(tw: *const u64, e: u32, log_len: u32, inverse: bool) -> Fr {
         x = x.wrapping_neg();
     }
     root_power(tw, x, log_len > 16)
+}
+
+/// The twiddle of a radix-2 stage: `ψ_(2^log_len)^j` (or its inverse),
+/// `j < 2^(log_len − 1)`, `log_len <= TILE_LOG`; from the dense stage
+/// table when `dense`, which holds it as `ψ_1024^(j·2^(10 − log_len))`.
+#[inline(always)]
+unsafe fn stage_twiddle(tw: *const u64, j: u32, log_len: u32, inverse: bool, dense: bool) -> Fr {
+    if dense {
+        let k = j << (TILE_LOG - log_len);
+        let at = STAGE_FROM_TW + if inverse { STAGE_COUNT } else { 0 } + k;
+        io::load_const(tw, at)
+    } else {
+        twiddle(tw, j, log_len, inverse)
+    }
 }
 
 /// The scale factor of natural index `k`.
@@ -208,6 +229,7 @@ pub unsafe fn run<const DIT: bool>(p: &Pass, tile: Tile) {
     let scale_on_store = scaled && p.flags & FLAG_SCALE_ON_LOAD == 0;
     let pointwise = p.flags & FLAG_POINTWISE != 0;
     let scatter = !DIT && p.flags & FLAG_SCATTER != 0;
+    let dense = p.flags & FLAG_STAGE_TABLE != 0;
     // Inter-pass twiddles: every pass but the innermost.
     let twiddled = p.log_rem > sh.r;
     let col_mask = (1 << sh.log_c) - 1;
@@ -297,14 +319,14 @@ pub unsafe fn run<const DIT: bool>(p: &Pass, tile: Tile) {
                     let mut v = tile.load(i1);
                     if DIT {
                         if j != 0 {
-                            v = v * twiddle(p.tw, j, log_m + 1, inverse);
+                            v = v * stage_twiddle(p.tw, j, log_m + 1, inverse, dense);
                         }
                         tile.store(i0, &(u + v));
                         tile.store(i1, &(u - v));
                     } else {
                         let mut d = u - v;
                         if j != 0 {
-                            d = d * twiddle(p.tw, j, log_m + 1, inverse);
+                            d = d * stage_twiddle(p.tw, j, log_m + 1, inverse, dense);
                         }
                         tile.store(i0, &(u + v));
                         tile.store(i1, &d);

@@ -6,7 +6,7 @@
 //! the GPU, host addresses in host tests.
 
 use super::block::{THREADS, TILE_LOG};
-use super::pass::{FLAG_INVERSE, FLAG_POINTWISE, FLAG_SCALE_ON_LOAD, FLAG_SCATTER};
+use super::pass::{FLAG_INVERSE, FLAG_POINTWISE, FLAG_SCALE_ON_LOAD, FLAG_SCATTER, FLAG_STAGE_TABLE};
 use super::tables::{Scale, TableLayout, HALF};
 
 /// Most bits (radix-2 stages) one pass may take: a tile holds 2^10 elements.
@@ -66,11 +66,15 @@ impl PassArgs {
     }
 }
 
-/// Table addresses: the table buffer's address and its layout.
+/// Table addresses: the table buffer's address and its layout, and where
+/// the passes read their stage twiddles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Tables {
     pub base: u64,
     pub layout: TableLayout,
+    /// From the dense `STAGE` tables (`FLAG_STAGE_TABLE`) rather than
+    /// `TW_HI`; the same values either way.
+    pub stage_table: bool,
 }
 
 impl Tables {
@@ -169,7 +173,8 @@ fn transform(
             log_r,
             valid: 1 << log_n,
             out_len: 0,
-            flags: if inverse { FLAG_INVERSE } else { 0 },
+            flags: if inverse { FLAG_INVERSE } else { 0 }
+                | if tables.stage_table { FLAG_STAGE_TABLE } else { 0 },
         };
         if first {
             if let Some(v) = ends.valid {

@@ -13,6 +13,11 @@
 //!   `TW_HI[x >> 16] · TW_LO[x & 0xffff]`; powers of ω for transforms up to
 //!   2^16 need only `TW_HI`. Inverse roots are `W^(-x) = W^(2^32 - x)`:
 //!   a wrapping negation of the index, no separate table.
+//! * Stage twiddles: every twiddle of the radix-2 stages inside a pass is
+//!   a power `ψ^k`, `k < 512`, of the 1024-th root ψ; `STAGE` holds them
+//!   densely (16 KiB, and `STAGE_INV` the inverse powers), so a pass that
+//!   reads them there ([`super::pass::FLAG_STAGE_TABLE`]) touches 128 cache
+//!   lines instead of 512 lines spread over the 2 MiB of `TW_HI`.
 //! * Scales: the coset and inverse transforms multiply element `k`
 //!   (natural index) by `c · h^k` for `h ∈ {g, g⁻¹}` (g = 7, bellperson's
 //!   `MULTIPLICATIVE_GENERATOR`) and a constant `c`: computed as
@@ -27,6 +32,11 @@ pub const HALF: u32 = 1 << 16;
 
 /// The largest supported transform, 2^31 (element indices are `u32`).
 pub const MAX_LOG: u32 = 31;
+
+/// Offset of the stage-twiddle tables from `TW_LO`, in elements, and
+/// entries of each (the forward one, then the inverse one).
+pub const STAGE_FROM_TW: u32 = 4 * HALF;
+pub const STAGE_COUNT: u32 = 512;
 
 /// `ROOT_OF_UNITY` of blstrs (a primitive 2^32-th root of unity), in
 /// Montgomery form.
@@ -96,8 +106,11 @@ impl TableLayout {
     pub const G_LO: u32 = 2 * HALF;
     /// `g^-i`, `i < 2^16`.
     pub const GI_LO: u32 = 3 * HALF;
+    /// `ψ^k` and `ψ^-k` for the 1024-th root ψ, `k < 512`.
+    pub const STAGE: u32 = STAGE_FROM_TW;
+    pub const STAGE_INV: u32 = STAGE_FROM_TW + STAGE_COUNT;
     /// `g^(j·2^16)` for `j < hi_count(max_log)` (coset forward, no constant).
-    pub const G_HI: u32 = 4 * HALF;
+    pub const G_HI: u32 = STAGE_FROM_TW + 2 * STAGE_COUNT;
 
     /// # Panics
     /// If `max_log > MAX_LOG` (host-side construction only).
@@ -163,6 +176,22 @@ impl TableLayout {
             offset: Self::TW_HI,
             count: HALF,
             base: pow16(w),
+            first: one,
+        });
+        let mut psi = w; // the 1024-th root: W^(2^22)
+        for _ in 0..22 {
+            psi = psi.square();
+        }
+        f(Job {
+            offset: Self::STAGE,
+            count: STAGE_COUNT,
+            base: psi,
+            first: one,
+        });
+        f(Job {
+            offset: Self::STAGE_INV,
+            count: STAGE_COUNT,
+            base: psi.inverse(),
             first: one,
         });
         f(Job {
