@@ -159,13 +159,9 @@ impl TableLayout {
         let w = ROOT_OF_UNITY;
         let g = generator();
         let g_inv = g.inverse();
-        let pow16 = |x: Fr| {
-            let mut y = x;
-            for _ in 0..16 {
-                y = y.square();
-            }
-            y
-        };
+        // x^(2^k)
+        let squarings = |x: Fr, k: u32| (0..k).fold(x, |y, _| y.square());
+        let pow16 = |x: Fr| squarings(x, 16);
         f(Job {
             offset: Self::TW_LO,
             count: HALF,
@@ -178,10 +174,7 @@ impl TableLayout {
             base: pow16(w),
             first: one,
         });
-        let mut psi = w; // the 1024-th root: W^(2^22)
-        for _ in 0..22 {
-            psi = psi.square();
-        }
+        let psi = squarings(w, 22); // the 1024-th root
         f(Job {
             offset: Self::STAGE,
             count: STAGE_COUNT,
