@@ -10,8 +10,9 @@
 //! [--proofs N] [--workers N]`. Prints the prover's per-phase timings of
 //! one proof on its own, then, with `--proofs` > 1, the time of that many
 //! proofs pipelined over the workers (each job holds its own copy of the
-//! assignment: about 17 GB of host memory per proof at full size). Without
-//! a GPU it prints why and exits 0.
+//! assignment: about 17 GB of host memory per proof at full size).
+//! `RUST_LOG=cuzk=debug` also logs each of the eight MSMs' device time.
+//! Without a GPU it prints why and exits 0.
 
 use std::time::Instant;
 
@@ -19,6 +20,8 @@ use cuzk::synthetic::{random_assignment, random_parameters, WitnessStats};
 use cuzk::{Backend, ProofJob, ProofShape, Prover, ProverConfig};
 
 fn main() {
+    // RUST_LOG=cuzk=debug adds each MSM's time per proof.
+    env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("warn")).init();
     if let Err(e) = cuzk::gpu::discover(&[0]) {
         println!("gpu_partition: skipped, {e}");
         return;

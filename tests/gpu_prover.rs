@@ -52,6 +52,8 @@ fn gpu_backend_proofs_match_bellperson() {
     if common::gpu_or_skip("gpu_backend_proofs_match_bellperson").is_none() {
         return;
     }
+    // Debug logging on, so the per-MSM timing path runs too.
+    let _ = env_logger::builder().is_test(true).filter_module("cuzk", log::LevelFilter::Debug).try_init();
     let mut rng = common::rng();
     let params = common::params_for(SyntheticPorep::shape(3000, 6), &mut rng);
     let prover = Prover::new(params.clone(), gpu_config(2)).expect("GPU prover");

@@ -82,6 +82,9 @@ struct ComputeBuffers {
     results_host: LockedBuffer<u64>,
     began: Event,
     h_done: Event,
+    /// Recorded after each of the eight MSMs (also a skipped one), for the
+    /// per-MSM times in the debug log.
+    msm_done: [Event; 8],
     done: Event,
 }
 
@@ -98,6 +101,7 @@ impl ComputeBuffers {
             results_host: LockedBuffer::new(&0u64, ProofMsm::result_words()).map_err(|e| gpu_err("pinned MSM results", e))?,
             began: timing()?,
             h_done: timing()?,
+            msm_done: [timing()?, timing()?, timing()?, timing()?, timing()?, timing()?, timing()?, timing()?],
             // The host waits on this one for the whole proof: block, not spin.
             done: Event::new(EventFlags::BLOCKING_SYNC).map_err(|e| gpu_err("event", e))?,
         })
@@ -310,6 +314,16 @@ impl GpuEngine {
         let proof = assemble(&params.vk, &m, st.r, st.s);
         timings.assemble = t.elapsed();
         debug!("slot {}: H step {:.3?}, MSMs {:.3?}, assembly {:.3?} (GPU)", st.slot, timings.ntt, timings.msm, timings.assemble);
+        if log::log_enabled!(log::Level::Debug) {
+            let mut each = String::new();
+            let mut prev = &bufs.h_done;
+            for (msm, event) in ProofMsm::ALL.iter().zip(&bufs.msm_done) {
+                let took = event.elapsed(prev).map_err(|e| gpu_err("MSM timing", e))?;
+                each += &format!(" {msm:?} {took:.3?}");
+                prev = event;
+            }
+            debug!("slot {}: MSMs one by one:{each}", st.slot);
+        }
         Ok(proof)
     }
 
@@ -333,6 +347,7 @@ impl GpuEngine {
         for msm in ProofMsm::ALL {
             let input = self.msm_input(ws, st, bufs.h.as_device_ptr(), msm);
             if input.density.map_or(input.n, |d| d.ones) == 0 {
+                record(&bufs.msm_done[msm as usize], "record MSM event")?;
                 continue;
             }
             // SAFETY: result_at + the curve's result words ≤ result_words().
@@ -349,6 +364,7 @@ impl GpuEngine {
             };
             self.msms_run.fetch_add(1, Ordering::Relaxed);
             ran[msm as usize] = true;
+            record(&bufs.msm_done[msm as usize], "record MSM event")?;
         }
         // SAFETY: the pinned buffer stays untouched until `done` reports the
         // copy finished (the caller holds the slot's compute lock).
