@@ -252,11 +252,9 @@ pub fn random_assignment(constraints: usize, inputs: usize, aux: usize, stats: W
     input.extend(fill(inputs, 1, &random));
     let density = |fraction: f64, salt: u64| {
         let mut d = Density::default();
-        for _ in 0..aux {
-            d.push_unset();
-        }
         let mut r = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ (salt << 56));
         for i in 0..aux {
+            d.push_unset();
             if unit(&mut r) < fraction {
                 d.set(i);
             }

@@ -346,24 +346,24 @@ impl GpuEngine {
         let mut ran = [false; 8];
         for msm in ProofMsm::ALL {
             let input = self.msm_input(ws, st, bufs.h.as_device_ptr(), msm);
-            if input.density.map_or(input.n, |d| d.ones) == 0 {
-                record(&bufs.msm_done[msm as usize], "record MSM event")?;
-                continue;
+            // An MSM that selects no scalar is skipped (its result is the
+            // identity); its event is recorded either way.
+            if input.density.map_or(input.n, |d| d.ones) > 0 {
+                // SAFETY: result_at + the curve's result words ≤ result_words().
+                let out = unsafe { bufs.results.as_device_ptr().add(msm.result_at()) };
+                let (bases, arena) = (shared.bases(msm), &mut *bufs.arena);
+                // SAFETY: the scalars, densities and H coefficients lie in this
+                // slot's buffers (layout arithmetic), `out` in its result buffer;
+                // all of them and the arena are reserved for the engine's life
+                // and used only by this slot's stream, which runs the MSMs one
+                // after another.
+                match msm.curve() {
+                    MsmCurve::G1 => unsafe { msm_g1(gpu, &ws.stream, bases, &input, &self.msm_config, arena, out)? },
+                    MsmCurve::G2 => unsafe { msm_g2(gpu, &ws.stream, bases, &input, &self.msm_config, arena, out)? },
+                };
+                self.msms_run.fetch_add(1, Ordering::Relaxed);
+                ran[msm as usize] = true;
             }
-            // SAFETY: result_at + the curve's result words ≤ result_words().
-            let out = unsafe { bufs.results.as_device_ptr().add(msm.result_at()) };
-            let (bases, arena) = (shared.bases(msm), &mut *bufs.arena);
-            // SAFETY: the scalars, densities and H coefficients lie in this
-            // slot's buffers (layout arithmetic), `out` in its result buffer;
-            // all of them and the arena are reserved for the engine's life
-            // and used only by this slot's stream, which runs the MSMs one
-            // after another.
-            match msm.curve() {
-                MsmCurve::G1 => unsafe { msm_g1(gpu, &ws.stream, bases, &input, &self.msm_config, arena, out)? },
-                MsmCurve::G2 => unsafe { msm_g2(gpu, &ws.stream, bases, &input, &self.msm_config, arena, out)? },
-            };
-            self.msms_run.fetch_add(1, Ordering::Relaxed);
-            ran[msm as usize] = true;
             record(&bufs.msm_done[msm as usize], "record MSM event")?;
         }
         // SAFETY: the pinned buffer stays untouched until `done` reports the
