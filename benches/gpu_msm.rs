@@ -68,6 +68,7 @@ fn main() {
             }
             "--chunk0" => config.chunk0 = number(&mut args, "--chunk0"),
             "--fan" => config.reduce_fan_log = number(&mut args, "--fan"),
+            "--top-fan" => config.reduce_top_fan_log = number(&mut args, "--top-fan"),
             "--profile" => profile = true,
             // A variant build of the kernels (e.g. other register caps, from
             // scripts/ptx-select.py) replaces the embedded module.

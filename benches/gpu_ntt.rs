@@ -2,12 +2,14 @@
 //! (data already in VRAM): 3 warm-up runs, then the median (and minimum)
 //! of 11. Without a GPU it prints why and exits 0.
 //!
-//! Usage: `bench-gpu_ntt [--max-bits N] [--stage-table] [--module FILE]
-//! [LOG_SIZE...]` (default sizes 20, 24, 26, 27; `--max-bits` caps the
-//! radix-2 stages per pass, default 10; `--stage-table` reads the stages'
-//! twiddles from the dense stage table; `--module` replaces the embedded
-//! kernels by a PTX or cubin holding at least the NTT kernels, e.g. a
-//! register-cap variant).
+//! Usage: `bench-gpu_ntt [--max-bits N] [--composed-twiddles] [--radix2]
+//! [--module FILE] [LOG_SIZE...]` (default sizes 20, 24, 26, 27;
+//! `--max-bits` caps the radix-2 stages per pass, default 10;
+//! `--composed-twiddles` composes the stages' twiddles from the power tables
+//! instead of the dense stage table; `--radix2` runs every stage as its own
+//! phase instead of pairing stages as radix-4 phases; `--module` replaces the
+//! embedded kernels by a PTX or cubin holding at least the NTT kernels, e.g.
+//! a register-cap variant).
 
 use cust::event::{Event, EventFlags};
 use cust::memory::DeviceBuffer;
@@ -37,12 +39,14 @@ fn main() {
     };
     let mut sizes = Vec::new();
     let mut max_bits = None;
-    let mut stage_table = false;
+    let mut composed = false;
+    let mut radix2 = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--max-bits" => max_bits = Some(args.next().and_then(|b| b.parse().ok()).expect("--max-bits N")),
-            "--stage-table" => stage_table = true,
+            "--composed-twiddles" => composed = true,
+            "--radix2" => radix2 = true,
             "--module" => {
                 let path = std::path::PathBuf::from(args.next().expect("--module FILE"));
                 gpu.module = gpu.load_module_file(&path).unwrap();
@@ -59,9 +63,13 @@ fn main() {
     let t = std::time::Instant::now();
     let mut ntt = GpuNtt::new(&gpu, max_log).expect("NTT tables");
     println!("device: {}; tables for 2^{max_log} built in {:.1?} (incl. module load)", gpu.name, t.elapsed());
-    if stage_table {
-        ntt.set_stage_table(true);
-        println!("stage twiddles from the dense stage table");
+    if composed {
+        ntt.set_stage_table(false);
+        println!("stage twiddles composed from the power tables");
+    }
+    if radix2 {
+        ntt.set_radix2_stages(true);
+        println!("radix-2 phases only");
     }
     if let Some(bits) = max_bits {
         ntt.set_max_pass_bits(bits);

@@ -87,16 +87,18 @@ fn ntt_matches_bellperson_at_every_size_to_2_20() {
         for (dir, coset) in ALL {
             let expected = bellperson(&x, dir, coset, &worker);
             for order in [Order::NaturalToBitrev, Order::BitrevToNatural] {
-                // Stage twiddles from either table (GpuNtt::set_stage_table).
-                for stage_table in [false, true] {
-                    ntt.set_stage_table(stage_table);
+                // The default stages (radix-4 phases, dense stage table) and
+                // the other code paths (radix-2 phases, composed twiddles).
+                for default_stages in [true, false] {
+                    ntt.set_stage_table(default_stages);
+                    ntt.set_radix2_stages(!default_stages);
                     let got = gpu_ntt(&ntt, &gpu, &x, dir, order, coset);
-                    assert_same(&got, &expected, &format!("2^{log_n} {dir:?} coset={coset} {order:?} stage table {stage_table}"));
+                    assert_same(&got, &expected, &format!("2^{log_n} {dir:?} coset={coset} {order:?} default stages {default_stages}"));
                 }
             }
         }
     }
-    eprintln!("2^1 … 2^20: forward, inverse, coset forward, coset inverse, both orders, both stage tables, equal to bellperson");
+    eprintln!("2^1 … 2^20: forward, inverse, coset forward, coset inverse, both orders, both stage settings, equal to bellperson");
 }
 
 #[test]
@@ -177,12 +179,13 @@ fn h_step_matches_cpu_h() {
     let mut ntt = GpuNtt::new(&gpu, 27).expect("NTT tables");
     for (i, n) in [1, 2, 3, 5, 1000, 1024, 1025, 4097, 65_535, 65_537, 300_000, (1 << 20) - 3, 1 << 20, 3_000_000, (1 << 24) - 5].into_iter().enumerate() {
         let (a, b, c) = (random_scalars(&mut rng, n), random_scalars(&mut rng, n), random_scalars(&mut rng, n));
-        // Every other size with the stage twiddles from the dense table.
-        let stage_table = i % 2 == 1;
-        ntt.set_stage_table(stage_table);
+        // Every other size with radix-2 phases and composed twiddles.
+        let default_stages = i % 2 == 1;
+        ntt.set_stage_table(default_stages);
+        ntt.set_radix2_stages(!default_stages);
         let got = ntt.h_blocking(&gpu, &a, &b, &c).expect("GPU H");
         let expected = cuzk::cpu::h::h_coefficients(a, b, c).expect("CPU H");
-        assert_same(&got, &expected, &format!("H for n = {n}, stage table {stage_table}"));
+        assert_same(&got, &expected, &format!("H for n = {n}, default stages {default_stages}"));
     }
 }
 

@@ -165,7 +165,22 @@ fn host_msm<C: MsmCurve>(
 where
     C::Affine: Pod,
 {
-    let plan = MsmPlan::new(scalars.len(), C::CURVE, config).expect("plan");
+    host_msm_selected::<C>(bases, base_offset, scalars, density, scalars.len(), config)
+}
+
+/// [`host_msm`] planned for at most `selected` selected scalars.
+fn host_msm_selected<C: MsmCurve>(
+    bases: &[C::Affine],
+    base_offset: usize,
+    scalars: &[Scalar],
+    density: Option<&[u64]>,
+    selected: usize,
+    config: &MsmConfig,
+) -> C::Projective
+where
+    C::Affine: Pod,
+{
+    let plan = MsmPlan::for_selected(scalars.len(), selected, C::CURVE, config).expect("plan");
     // Poisoned arena: whatever the pipeline reads without writing first
     // shows up as garbage, not as a lucky zero.
     let mut arena = vec![0xa5a5_a5a5_a5a5_a5a5u64; plan.scratch_words()];
@@ -291,6 +306,9 @@ fn window_counts_leave_room_for_the_signed_carry() {
     assert_eq!(default_window_bits(1 << 24), 16);
     assert_eq!(default_window_bits(1 << 25), 18);
     assert_eq!(default_window_bits(1 << 27), 20);
+    // A density plan picks the window (and entry bound) of its selected count.
+    let sparse = MsmPlan::for_selected(1 << 27, 1 << 25, Curve::G1, &MsmConfig::default()).unwrap();
+    assert_eq!((sparse.c, sparse.entries_max), (18, 15 << 25));
     // 2^27 scalars at the default window still fit the u32 entry positions.
     assert!(MsmPlan::new(1 << 27, Curve::G1, &MsmConfig::default()).is_ok());
 }
@@ -378,6 +396,7 @@ fn g1_every_size_up_to_80_default_and_small_windows() {
             chunk0: rng.gen_range(1..=8),
             chunk: rng.gen_range(4..=6),
             reduce_fan_log: 0,
+            reduce_top_fan_log: rng.gen_range(0..=3),
         };
         check::<G1>("small chunks", seed, &b[..n], &s, &config);
     }
@@ -395,6 +414,7 @@ fn g2_small_sizes() {
             chunk0: 3,
             chunk: 4,
             reduce_fan_log: 2,
+            reduce_top_fan_log: 2,
         };
         check::<G2>("small chunks", seed, &b[..n], &s, &config);
     }
@@ -407,12 +427,17 @@ fn every_window_size_and_reduction_fan() {
     let s = scalars(&mut rng, 40);
     for c in 1..=12 {
         for fan_log in 0..=8 {
-            let config = MsmConfig {
-                window_bits: c,
-                reduce_fan_log: fan_log,
-                ..MsmConfig::default()
-            };
-            check::<G1>("window/reduction fan", seed, &b, &s, &config);
+            // Top levels of the default, a middle and the largest fan (at
+            // c = 11, 12 and small fans the plan mixes both kinds).
+            for top_fan_log in [0, 2, 8] {
+                let config = MsmConfig {
+                    window_bits: c,
+                    reduce_fan_log: fan_log,
+                    reduce_top_fan_log: top_fan_log,
+                    ..MsmConfig::default()
+                };
+                check::<G1>("window/reduction fan", seed, &b, &s, &config);
+            }
         }
     }
 }
@@ -468,18 +493,30 @@ fn skewed_buckets_go_through_many_levels() {
                 chunk0: 1,
                 chunk: 4,
                 reduce_fan_log: 1,
+                reduce_top_fan_log: 3,
             },
             MsmConfig {
                 window_bits: 3,
                 chunk0: 2,
                 chunk: 5,
                 reduce_fan_log: 3,
+                reduce_top_fan_log: 2,
             },
             MsmConfig {
                 window_bits: 6,
                 chunk0: 7,
                 chunk: 4,
                 reduce_fan_log: 4,
+                reduce_top_fan_log: 1,
+            },
+            // Wide merge levels below (19 windows · 2^10 outputs), top
+            // levels of fan 4 above.
+            MsmConfig {
+                window_bits: 14,
+                chunk0: 0,
+                chunk: 0,
+                reduce_fan_log: 3,
+                reduce_top_fan_log: 2,
             },
         ] {
             check::<G1>(what, seed, &b, s, &config);
@@ -502,6 +539,7 @@ fn skewed_buckets_go_through_many_levels() {
                 chunk0: 2,
                 chunk: 4,
                 reduce_fan_log: 2,
+                reduce_top_fan_log: 1,
             },
         );
     }
@@ -548,17 +586,23 @@ where
     let extra = rng.gen_range(0..3);
     let b = bases::<C>(rng, offset + ones + extra);
     let s = scalars(rng, n);
-    let got = host_msm::<C>(&b, offset, &s, Some(&words), config);
-    let selected = s
-        .iter()
-        .zip(&bits)
-        .filter(|(_, bit)| **bit)
-        .map(|(s, _)| *s);
-    let want = naive::<C>(b[offset..].iter().copied().zip(selected));
-    assert!(
-        got == want,
-        "density n = {n}, p = {p}, offset {offset}, {config:?} (seed {seed})"
-    );
+    // Planned for all n, for exactly the selected count, and for fewer
+    // (which must drop the later selected scalars, not overrun the arena).
+    let keep = rng.gen_range(0..=ones);
+    for (planned, kept) in [(n, ones), (ones, ones), (keep, keep)] {
+        let got = host_msm_selected::<C>(&b, offset, &s, Some(&words), planned, config);
+        let selected = s
+            .iter()
+            .zip(&bits)
+            .filter(|(_, bit)| **bit)
+            .map(|(s, _)| *s)
+            .take(kept);
+        let want = naive::<C>(b[offset..].iter().copied().zip(selected));
+        assert!(
+            got == want,
+            "density n = {n}, p = {p}, offset {offset}, planned for {planned} of {ones}, {config:?} (seed {seed})"
+        );
+    }
 }
 
 #[test]
@@ -572,6 +616,7 @@ fn density_selects_scalars_and_offsets_bases() {
                 chunk0: 3,
                 chunk: 4,
                 reduce_fan_log: 3,
+                reduce_top_fan_log: 2,
             };
             check_density::<G1>(&mut rng, seed, n, p, &config);
         }
@@ -595,6 +640,10 @@ fn plan_rejects_bad_settings_and_sizes_scratch() {
     assert!(bad(MsmConfig {
         window_bits: 4,
         reduce_fan_log: 9,
+        ..MsmConfig::default()
+    }));
+    assert!(bad(MsmConfig {
+        reduce_top_fan_log: 9,
         ..MsmConfig::default()
     }));
     assert!(MsmPlan::new(1 << 31, Curve::G1, &MsmConfig::default()).is_err());

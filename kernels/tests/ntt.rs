@@ -172,12 +172,18 @@ fn tables() -> &'static Vec<u64> {
     })
 }
 
-/// `stage_table`: the passes read their stage twiddles from the dense table.
-fn table_addrs_with(stage_table: bool) -> Tables {
+/// How the passes run their stages: (stage twiddles from the dense table,
+/// radix-2 phases only). Every combination computes the same values.
+type Stages = (bool, bool);
+const DEFAULT_STAGES: Stages = (true, false);
+const ALL_STAGES: [Stages; 4] = [(true, false), (false, false), (true, true), (false, true)];
+
+fn table_addrs_with((stage_table, radix2): Stages) -> Tables {
     Tables {
         base: tables().as_ptr() as u64,
         layout: TableLayout::new(MAX_LOG),
         stage_table,
+        radix2,
     }
 }
 
@@ -195,7 +201,7 @@ fn host_ntt(
     order: Order,
     coset: bool,
 ) -> Vec<Scalar> {
-    host_ntt_with(values, max_bits, dir, order, coset, false)
+    host_ntt_with(values, max_bits, dir, order, coset, DEFAULT_STAGES)
 }
 
 fn host_ntt_with(
@@ -204,7 +210,7 @@ fn host_ntt_with(
     dir: Direction,
     order: Order,
     coset: bool,
-    stage_table: bool,
+    stages: Stages,
 ) -> Vec<Scalar> {
     let log_n = values.len().trailing_zeros();
     let mut words = to_words(values);
@@ -216,7 +222,7 @@ fn host_ntt_with(
         order,
         coset,
         words.as_mut_ptr() as u64,
-        &table_addrs_with(stage_table),
+        &table_addrs_with(stages),
         |p| passes.push(*p),
     );
     assert_eq!(passes.len(), pass_bits(log_n, max_bits).count());
@@ -232,11 +238,11 @@ fn check_ntt(rng: &mut ChaCha8Rng, log_n: u32, max_bits: u32) {
     for dir in [Direction::Forward, Direction::Inverse] {
         for coset in [false, true] {
             let expected = reference(&x, dir, coset);
-            for st in [false, true] {
+            for st in ALL_STAGES {
                 let got = host_ntt_with(&x, max_bits, dir, Order::NaturalToBitrev, coset, st);
                 assert!(
                     got == bitrev_perm(&expected),
-                    "2^{log_n} {dir:?} coset={coset} natural→bitrev, max {max_bits} bits/pass, stage table {st}"
+                    "2^{log_n} {dir:?} coset={coset} natural→bitrev, max {max_bits} bits/pass, stages (dense table, radix-2 only) {st:?}"
                 );
                 let got = host_ntt_with(
                     &bitrev_perm(&x),
@@ -248,7 +254,7 @@ fn check_ntt(rng: &mut ChaCha8Rng, log_n: u32, max_bits: u32) {
                 );
                 assert!(
                     got == expected,
-                    "2^{log_n} {dir:?} coset={coset} bitrev→natural, max {max_bits} bits/pass, stage table {st}"
+                    "2^{log_n} {dir:?} coset={coset} bitrev→natural, max {max_bits} bits/pass, stages (dense table, radix-2 only) {st:?}"
                 );
             }
         }
@@ -463,7 +469,7 @@ fn host_h_with(
     log_n: u32,
     max_bits: u32,
     rng: &mut ChaCha8Rng,
-    stage_table: bool,
+    stages: Stages,
 ) -> Vec<Scalar> {
     let n = 1usize << log_n;
     let garbage = |v: &[Scalar], rng: &mut ChaCha8Rng| {
@@ -483,7 +489,7 @@ fn host_h_with(
         bw.as_mut_ptr() as u64,
         cw.as_mut_ptr() as u64,
         out.as_mut_ptr() as u64,
-        &table_addrs_with(stage_table),
+        &table_addrs_with(stages),
         |p| passes.push(*p),
     );
     run(&passes);
@@ -517,12 +523,12 @@ fn h_step_matches_reference() {
             random(&mut rng, len),
         );
         let expected = reference_h(&a, &b, &c, log_n);
-        for st in [false, true] {
+        for st in ALL_STAGES {
             let got = host_h_with(&a, &b, &c, log_n, max_bits, &mut rng, st);
             assert_eq!(got.len(), expected.len());
             assert!(
                 got == expected,
-                "H for n = {len} (2^{log_n}), max {max_bits} bits/pass, stage table {st}"
+                "H for n = {len} (2^{log_n}), max {max_bits} bits/pass, stages (dense table, radix-2 only) {st:?}"
             );
         }
     }
@@ -536,7 +542,7 @@ fn h_step_of_a_satisfied_system() {
     let len = 700;
     let (a, b) = (random(&mut rng, len), random(&mut rng, len));
     let c: Vec<Scalar> = a.iter().zip(&b).map(|(x, y)| x * y).collect();
-    let got = host_h_with(&a, &b, &c, 10, MAX_PASS_BITS, &mut rng, false);
+    let got = host_h_with(&a, &b, &c, 10, MAX_PASS_BITS, &mut rng, DEFAULT_STAGES);
     assert!(got == reference_h(&a, &b, &c, 10));
     let _ = Fr::ONE;
 }
@@ -575,7 +581,7 @@ fn results_do_not_depend_on_thread_order() {
             12,
             5,
             &mut ChaCha8Rng::seed_from_u64(7),
-            true,
+            (true, true),
         ));
         outs
     };

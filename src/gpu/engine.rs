@@ -168,10 +168,17 @@ impl GpuEngine {
             return Err(ProverError::DomainTooLarge { log_size: layout.ntt_log() });
         }
         let msm_config = MsmConfig::default();
+        // Room for each MSM planned for all its scalars and for as many as
+        // its bases (a density MSM's window is chosen for the selected
+        // count; `msm_g1` falls back to the former plan if the witness's
+        // count needs more than this).
         let arena_words = ProofMsm::ALL
             .iter()
-            .map(|m| MsmPlan::new(m.scalars(&layout), m.curve(), &msm_config).map(|p| p.scratch_words()))
-            .try_fold(0, |max, words| words.map(|w| w.max(max)))
+            .flat_map(|m| {
+                let n = m.scalars(&layout);
+                [n, m.bases_in(params).min(n)].map(|selected| MsmPlan::for_selected(n, selected, m.curve(), &msm_config))
+            })
+            .try_fold(0, |max, plan| plan.map(|p| p.scratch_words().max(max)))
             .map_err(|e| ProverError::Config(format!("MSM plan: {e}")))?;
         let budget = VramBudget::new(params, &layout, arena_words, config.workers_per_device);
         // Built up in place, so that an error half way frees what was

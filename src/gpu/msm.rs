@@ -106,6 +106,8 @@ impl GpuBases {
 
 /// A density bitmap in device memory: `ceil(n/64)` words, bit `i` selects
 /// scalar `i`; `ones` is its population count (how many bases it uses).
+/// The MSM is planned for `ones` selected scalars and drops any selected
+/// past the first `ones`, so it must be exact.
 #[derive(Clone, Copy, Debug)]
 pub struct DeviceDensity {
     pub words: DevicePointer<u64>,
@@ -227,7 +229,13 @@ unsafe fn msm_enqueue(
             bases.len
         )));
     }
-    let plan = plan(input.n, curve, config)?;
+    // Planned for the selected count (a smaller window and entry bound for
+    // sparse densities) when the arena holds that plan, else for all `n`
+    // scalars, which an arena of `msm_scratch_bytes(n, …)` always holds.
+    let plan = match MsmPlan::for_selected(input.n, used, curve, config) {
+        Ok(p) if p.scratch_words() <= arena.len() => p,
+        _ => plan(input.n, curve, config)?,
+    };
     if arena.len() < plan.scratch_words() {
         return Err(ProverError::Config(format!(
             "MSM arena has {} bytes, needs {}",

@@ -38,6 +38,7 @@ pub struct GpuNtt {
     tables: DeviceBuffer<u64>,
     max_bits: u32,
     stage_table: bool,
+    radix2: bool,
 }
 
 impl GpuNtt {
@@ -83,7 +84,7 @@ impl GpuNtt {
         });
         launched?;
         stream.synchronize().map_err(|e| gpu_err("NTT tables", e))?;
-        Ok(GpuNtt { ordinal: gpu.ordinal, layout, tables, max_bits: MAX_PASS_BITS, stage_table: false })
+        Ok(GpuNtt { ordinal: gpu.ordinal, layout, tables, max_bits: MAX_PASS_BITS, stage_table: true, radix2: false })
     }
 
     /// The largest domain (log2) the tables cover.
@@ -98,13 +99,20 @@ impl GpuNtt {
     }
 
     /// Whether passes read their stage twiddles from the dense stage table
-    /// (off by default until measured on a GPU; results are the same).
+    /// (the default: 0.5% faster on an H200, docs/PERFORMANCE.md) or compose
+    /// them from the power tables; results are the same.
     pub fn set_stage_table(&mut self, on: bool) {
         self.stage_table = on;
     }
 
+    /// Whether every stage runs as its own radix-2 phase instead of pairs
+    /// of stages as radix-4 phases (the default); results are the same.
+    pub fn set_radix2_stages(&mut self, on: bool) {
+        self.radix2 = on;
+    }
+
     fn tables(&self) -> Tables {
-        Tables { base: self.tables.as_device_ptr().as_raw(), layout: self.layout, stage_table: self.stage_table }
+        Tables { base: self.tables.as_device_ptr().as_raw(), layout: self.layout, stage_table: self.stage_table, radix2: self.radix2 }
     }
 
     fn check_device(&self, gpu: &GpuDevice) -> Result<(), ProverError> {

@@ -115,8 +115,10 @@ pub struct DigitArgs {
     pub prefix: *const u32,
     /// Base index of the first selected scalar.
     pub base_offset: u32,
-    /// Bases available; an entry whose base would lie beyond is dropped
-    /// (the host rejects such inputs; this only keeps a bad call in bounds).
+    /// End of the usable bases: a scalar whose base would lie at or beyond
+    /// is dropped. The plan passes `min(bases, base_offset + selected)`, so
+    /// this also drops selected scalars past the plan's count (the host
+    /// rejects such inputs; this keeps a bad call within the arena).
     pub n_bases: u32,
     /// Window bits.
     pub c: u32,

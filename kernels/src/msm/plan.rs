@@ -57,11 +57,24 @@ pub struct MsmConfig {
     /// reduction tree ([`crate::msm::reduce`]), `1..=8`; 0:
     /// [`DEFAULT_REDUCE_FAN_LOG`].
     pub reduce_fan_log: u32,
+    /// log2 of the fan of the upper merge levels, those with fewer than
+    /// [`MERGE_PARALLEL`] outputs, `1..=8`; 0: [`DEFAULT_REDUCE_TOP_FAN_LOG`].
+    pub reduce_top_fan_log: u32,
 }
 
-/// Default merge fan of the bucket reduction: 16 inputs per thread and
-/// level (`3 · 16` additions), `⌈(c − 1)/4⌉` levels.
+/// Default merge fan of the bucket reduction's lower levels: 16 inputs per
+/// thread and level (`3 · 16` additions).
 pub const DEFAULT_REDUCE_FAN_LOG: u32 = 4;
+
+/// Merge levels with fewer outputs than this (threads) do not fill an
+/// H200 (≈ 33 K threads at the merge kernels' registers): their time is one
+/// thread's chain of `3 · fan` additions, so they use a smaller fan.
+pub const MERGE_PARALLEL: u64 = 1 << 13;
+
+/// Default fan of the upper merge levels: 4 inputs per thread (H200, merge
+/// time at 2^20: G1 2.86 / 2.64 / 2.31 ms and G2 12.4 / 9.96 / 9.03 ms for
+/// fans 16 / 2 / 4, docs/PERFORMANCE.md).
+pub const DEFAULT_REDUCE_TOP_FAN_LOG: u32 = 2;
 
 /// Most merge levels a plan can have (`c − 1 ≤ 21` bits at fan 2^1).
 pub const MAX_REDUCE_LEVELS: usize = 22;
@@ -172,12 +185,15 @@ pub const MAX_LEVELS: usize = 32;
 pub struct MsmPlan {
     pub curve: Curve,
     pub n: u32,
+    /// Most scalars that take part (a density's set bits; `n` without one):
+    /// what the window and the entry bound are chosen for.
+    pub selected: u32,
     pub c: u32,
     pub windows: u32,
     /// Window buckets plus the ones bucket: `windows · 2^(c−1) + 1`.
     pub n_keys: u32,
     pub ones_key: u32,
-    /// Upper bound on sorted entries: `n · windows`.
+    /// Upper bound on sorted entries: `selected · windows`.
     pub entries_max: u32,
     pub density_words: u32,
     pub chunk0: u32,
@@ -214,6 +230,7 @@ pub struct DigitAddrs {
     pub density: u64,
     pub prefix: u64,
     pub base_offset: u32,
+    /// Bases at or past this index are dropped (see `DigitArgs::n_bases`).
     pub n_bases: u32,
     pub c: u32,
     pub windows: u32,
@@ -489,13 +506,25 @@ impl Bump {
 }
 
 impl MsmPlan {
-    /// Plans an MSM of `n` scalars (before density selection) on `curve`.
+    /// Plans an MSM of `n` scalars (before density selection) on `curve`,
+    /// any number of them selected.
     pub fn new(n: usize, curve: Curve, config: &MsmConfig) -> Result<Self, &'static str> {
+        Self::for_selected(n, n, curve, config)
+    }
+
+    /// Plans an MSM of `n` scalars of which a density selects at most
+    /// `selected`: the window is chosen for `selected` scalars and the
+    /// entries are bounded by `selected · windows` (a quarter of the memory
+    /// and buckets for a Groth16 B density). Selected scalars past the
+    /// first `selected` are dropped, so a bitmap with more set bits cannot
+    /// overrun the arena.
+    pub fn for_selected(n: usize, selected: usize, curve: Curve, config: &MsmConfig) -> Result<Self, &'static str> {
         if n >= 1 << 31 {
             return Err("MSM: at most 2^31 - 1 scalars per call");
         }
+        let selected = selected.min(n);
         let c = if config.window_bits == 0 {
-            default_window_bits(n)
+            default_window_bits(selected)
         } else {
             config.window_bits
         };
@@ -505,7 +534,7 @@ impl MsmPlan {
         let windows = num_windows(c);
         let ones_key = windows << (c - 1);
         let n_keys = ones_key + 1;
-        let entries_max = n as u64 * windows as u64;
+        let entries_max = selected as u64 * windows as u64;
         let chunk0 = if config.chunk0 != 0 {
             config.chunk0
         } else {
@@ -530,14 +559,37 @@ impl MsmPlan {
             f @ 1..=8 => f,
             _ => return Err("MSM: reduce_fan_log must be in 1..=8 (0: default)"),
         };
-        // The window's c − 1 bucket bits, spread evenly over the levels
-        // (at least one level, which for c = 1 merges single buckets).
+        let top_fan = match config.reduce_top_fan_log {
+            0 => DEFAULT_REDUCE_TOP_FAN_LOG,
+            f @ 1..=8 => f,
+            _ => return Err("MSM: reduce_top_fan_log must be in 1..=8 (0: default)"),
+        };
+        // The window's c − 1 bucket bits: levels of the full fan while they
+        // leave at least MERGE_PARALLEL outputs, then the rest spread evenly
+        // over levels of at most the top fan (at least one level, which
+        // for c = 1 merges single buckets).
         let log_h = c - 1;
-        let n_merges = log_h.div_ceil(fan_max).max(1) as usize;
+        let mut fans = [0u32; MAX_REDUCE_LEVELS];
+        let mut n_merges = 0;
+        let mut wide_bits = 0;
+        while wide_bits < log_h {
+            let f = fan_max.min(log_h - wide_bits);
+            if (windows as u64) << (log_h - wide_bits - f) < MERGE_PARALLEL {
+                break;
+            }
+            fans[n_merges] = f;
+            n_merges += 1;
+            wide_bits += f;
+        }
+        let rest = log_h - wide_bits;
+        let top_levels = rest.div_ceil(top_fan).max((n_merges == 0) as u32);
+        for i in 0..top_levels {
+            fans[n_merges] = rest / top_levels + (i < rest % top_levels) as u32;
+            n_merges += 1;
+        }
         let mut merges = [MergeLevel::default(); MAX_REDUCE_LEVELS];
         let mut in_m_log = 0;
-        for (i, level) in merges[..n_merges].iter_mut().enumerate() {
-            let fan_log = log_h / n_merges as u32 + ((i as u32) < log_h % n_merges as u32) as u32;
+        for (level, &fan_log) in merges[..n_merges].iter_mut().zip(&fans) {
             *level = MergeLevel {
                 in_m_log,
                 fan_log,
@@ -611,6 +663,7 @@ impl MsmPlan {
         Ok(MsmPlan {
             curve,
             n: n as u32,
+            selected: selected as u32,
             c,
             windows,
             n_keys,
@@ -665,7 +718,8 @@ impl MsmPlan {
             density: io.density,
             prefix,
             base_offset: io.base_offset,
-            n_bases: io.n_bases,
+            // Drops selected scalars past the first `selected`.
+            n_bases: io.n_bases.min(io.base_offset.saturating_add(self.selected)),
             c: self.c,
             windows: self.windows,
         };

@@ -48,23 +48,26 @@
 //! 10))` blocks of 256 threads, 32 KiB static shared memory; every option
 //! is a uniform runtime flag) and `ntt_powers` (table filling, once per
 //! prover). Each thread loads its 4 tile elements with all loads in
-//! flight at once; each stage is 2 butterflies per thread; results go
-//! back with 16-byte vector stores.
+//! flight at once; two consecutive stages run as one radix-4 phase, in
+//! which each thread combines the 4 elements the two stages pair among
+//! themselves (one barrier per two stages; [`pass::FLAG_RADIX2`] runs one
+//! stage per phase instead); results go back with 16-byte vector stores.
+//! The passes are capped at 80 registers (build.rs): 3 blocks per SM.
 //!
-//! # Tuning levers (not yet used)
+//! # Tuning levers
 //!
-//! Measured on an H200 (docs/PERFORMANCE.md): occupancy (register caps)
-//! and two butterflies per thread did not help. Switchable, not yet
-//! measured: stage twiddles from a dense 512-entry table
-//! ([`pass::FLAG_STAGE_TABLE`], `GpuNtt::set_stage_table`).
+//! Measured on an H200 (docs/PERFORMANCE.md): the radix-4 phases helped
+//! only with the register cap (−3.5% at 2^27); other caps and two
+//! butterflies per thread did not help. Stage twiddles read from a dense
+//! 512-entry table ([`pass::FLAG_STAGE_TABLE`], the default; off with
+//! `GpuNtt::set_stage_table`) instead of composed: 0.5% faster.
 //!
-//! Fusing the last DIF pass with the first DIT pass (same tiles) and the
-//! H step's three forward DITs' last passes with the final transform's
-//! first; radix-4 register steps for the last stages (trivial twiddles);
-//! two butterflies in flight per thread (ILP, at some occupancy); 64 KiB
-//! dynamic shared memory tiles (fewer passes); per-size twiddle tables for
-//! the outer passes (no composing multiplication); pass bit splits that
-//! favour coalescing (e.g. 2^20 as 7 + 7 + 6).
+//! Not tried: fusing the last DIF pass with the first DIT pass (same tiles)
+//! and the H step's three forward DITs' last passes with the final
+//! transform's first; register-resident stages exchanged by warp shuffles;
+//! 64 KiB dynamic shared memory tiles (fewer passes); per-size twiddle
+//! tables for the outer passes (no composing multiplication); pass bit
+//! splits that favour coalescing (e.g. 2^20 as 7 + 7 + 6).
 
 pub mod block;
 #[cfg(not(target_arch = "nvptx64"))]

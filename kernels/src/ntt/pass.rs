@@ -55,9 +55,14 @@ pub const FLAG_POINTWISE: u32 = 4;
 /// Store to `out` in natural order (last pass of a DIF transform only).
 pub const FLAG_SCATTER: u32 = 8;
 /// Read the stages' twiddles from the dense `STAGE` tables instead of
-/// `TW_HI` (same values; an A/B switch until measured, see
+/// composing them from `TW_HI` (same values; the default, 0.5% faster, see
 /// [`super::tables`]).
 pub const FLAG_STAGE_TABLE: u32 = 16;
+
+/// Run every stage as its own radix-2 phase (one barrier per stage)
+/// instead of pairing stages into radix-4 phases (off by default: 4%
+/// slower at 2^27 under the same register cap; kept for comparisons).
+pub const FLAG_RADIX2: u32 = 32;
 
 // The stage table holds the powers a 2^TILE_LOG tile's stages use.
 const _: () = assert!(STAGE_COUNT == TILE / 2 && TILE_LOG == 10);
@@ -232,9 +237,7 @@ pub unsafe fn run<const DIT: bool>(p: &Pass, tile: Tile) {
     let dense = p.flags & FLAG_STAGE_TABLE != 0;
     // Inter-pass twiddles: every pass but the innermost.
     let twiddled = p.log_rem > sh.r;
-    let col_mask = (1 << sh.log_c) - 1;
     let low_mask = (1 << sh.log_s) - 1;
-    let half = sh.tile >> 1;
 
     // Tile element -> (row, column, global position) for loading and storing.
     let src = |blk: u32, f: u32| {
@@ -302,37 +305,26 @@ pub unsafe fn run<const DIT: bool>(p: &Pass, tile: Tile) {
         }
         sync();
 
-        // r radix-2 stages; butterfly `b` has column `b & col_mask`.
-        for st in 0..sh.r {
+        // r radix-2 stages; butterfly `b` has column `b & col_mask`. Two
+        // consecutive stages run as one radix-4 phase (each thread takes the
+        // four elements both stages pair among themselves) unless
+        // FLAG_RADIX2: half the barriers and shared-memory round trips. With
+        // r odd the lone radix-2 stage is the one of half-span 1 (DIF: last,
+        // DIT: first), whose twiddles are all 1.
+        let radix4 = p.flags & FLAG_RADIX2 == 0;
+        let mut st = 0;
+        while st < sh.r {
             // Half-span (in rows) of this stage: DIF halves it, DIT doubles it.
             let log_m = if DIT { st } else { sh.r - 1 - st };
-            for tid in threads() {
-                let mut b = tid;
-                while b < half {
-                    let c = b & col_mask;
-                    let q = b >> sh.log_c;
-                    let j = q & ((1 << log_m) - 1);
-                    let t0 = ((q >> log_m) << (log_m + 1)) | j;
-                    let i0 = (t0 << sh.log_c) | c;
-                    let i1 = ((t0 + (1 << log_m)) << sh.log_c) | c;
-                    let u = tile.load(i0);
-                    let mut v = tile.load(i1);
-                    if DIT {
-                        if j != 0 {
-                            v = v * stage_twiddle(p.tw, j, log_m + 1, inverse, dense);
-                        }
-                        tile.store(i0, &(u + v));
-                        tile.store(i1, &(u - v));
-                    } else {
-                        let mut d = u - v;
-                        if j != 0 {
-                            d = d * stage_twiddle(p.tw, j, log_m + 1, inverse, dense);
-                        }
-                        tile.store(i0, &(u + v));
-                        tile.store(i1, &d);
-                    }
-                    b += THREADS;
-                }
+            let pair = radix4 && sh.r - st >= 2 && (!DIT || st > 0 || sh.r % 2 == 0);
+            if pair {
+                // Stages of half-spans 2h and h (DIF) or h and 2h (DIT).
+                let log_h = if DIT { log_m } else { log_m - 1 };
+                radix4_phase::<DIT>(p, tile, sh, log_h, inverse, dense);
+                st += 2;
+            } else {
+                radix2_phase::<DIT>(p, tile, sh, log_m, inverse, dense);
+                st += 1;
             }
             sync();
         }
@@ -370,5 +362,100 @@ pub unsafe fn run<const DIT: bool>(p: &Pass, tile: Tile) {
         }
         // The next block (host only) reuses the tile.
         sync();
+    }
+}
+
+/// One radix-2 stage of half-span `2^log_m` rows over the tile.
+#[inline(always)]
+unsafe fn radix2_phase<const DIT: bool>(p: &Pass, tile: Tile, sh: Shape, log_m: u32, inverse: bool, dense: bool) {
+    let col_mask = (1 << sh.log_c) - 1;
+    let half = sh.tile >> 1;
+    for tid in threads() {
+        let mut b = tid;
+        while b < half {
+            let c = b & col_mask;
+            let q = b >> sh.log_c;
+            let j = q & ((1 << log_m) - 1);
+            let t0 = ((q >> log_m) << (log_m + 1)) | j;
+            let i0 = (t0 << sh.log_c) | c;
+            let i1 = ((t0 + (1 << log_m)) << sh.log_c) | c;
+            let u = tile.load(i0);
+            let mut v = tile.load(i1);
+            if DIT {
+                if j != 0 {
+                    v = v * stage_twiddle(p.tw, j, log_m + 1, inverse, dense);
+                }
+                tile.store(i0, &(u + v));
+                tile.store(i1, &(u - v));
+            } else {
+                let mut d = u - v;
+                if j != 0 {
+                    d = d * stage_twiddle(p.tw, j, log_m + 1, inverse, dense);
+                }
+                tile.store(i0, &(u + v));
+                tile.store(i1, &d);
+            }
+            b += THREADS;
+        }
+    }
+}
+
+/// Two radix-2 stages, of half-spans `2h` and `h = 2^log_h` rows (DIF
+/// order; DIT runs them the other way round), as one radix-4 step per
+/// group of rows `t0 + {0, h, 2h, 3h}`: the same products as two radix-2
+/// phases, one shared-memory round trip and barrier fewer.
+#[inline(always)]
+unsafe fn radix4_phase<const DIT: bool>(p: &Pass, tile: Tile, sh: Shape, log_h: u32, inverse: bool, dense: bool) {
+    let col_mask = (1 << sh.log_c) - 1;
+    let quarter = sh.tile >> 2;
+    let h = 1u32 << log_h;
+    for tid in threads() {
+        let mut b = tid;
+        while b < quarter {
+            let c = b & col_mask;
+            let q = b >> sh.log_c;
+            let j = q & (h - 1);
+            let t0 = ((q >> log_h) << (log_h + 2)) | j;
+            let at = |k: u32| ((t0 + k * h) << sh.log_c) | c;
+            // Span-2h twiddles of rows t0 (index j) and t0 + h (index j + h),
+            // span-h twiddle of both pairs (index j). Written so that few
+            // values are live at once: every element is stored as soon as
+            // it is final (registers are occupancy here).
+            let wide = |e: u32| stage_twiddle(p.tw, e, log_h + 2, inverse, dense);
+            let narrow = || stage_twiddle(p.tw, j, log_h + 1, inverse, dense);
+            if DIT {
+                let w = if j != 0 { narrow() } else { Fr::ONE };
+                let twiddle = |v: Fr| if j != 0 { v * w } else { v };
+                let (x0, x1) = (tile.load(at(0)), twiddle(tile.load(at(1))));
+                let (a0, a1) = (x0 + x1, x0 - x1);
+                let (x2, x3) = (tile.load(at(2)), twiddle(tile.load(at(3))));
+                let (a2, a3) = (x2 + x3, x2 - x3);
+                let b2 = if j != 0 { a2 * wide(j) } else { a2 };
+                tile.store(at(0), &(a0 + b2));
+                tile.store(at(2), &(a0 - b2));
+                let b3 = a3 * wide(j + h);
+                tile.store(at(1), &(a1 + b3));
+                tile.store(at(3), &(a1 - b3));
+            } else {
+                let (x0, x2) = (tile.load(at(0)), tile.load(at(2)));
+                let a0 = x0 + x2;
+                let a2 = if j != 0 { (x0 - x2) * wide(j) } else { x0 - x2 };
+                let (x1, x3) = (tile.load(at(1)), tile.load(at(3)));
+                let a1 = x1 + x3;
+                let a3 = (x1 - x3) * wide(j + h);
+                tile.store(at(0), &(a0 + a1));
+                tile.store(at(2), &(a2 + a3));
+                let (d1, d3) = (a0 - a1, a2 - a3);
+                if j != 0 {
+                    let w = narrow();
+                    tile.store(at(1), &(d1 * w));
+                    tile.store(at(3), &(d3 * w));
+                } else {
+                    tile.store(at(1), &d1);
+                    tile.store(at(3), &d3);
+                }
+            }
+            b += THREADS;
+        }
     }
 }

@@ -6,7 +6,7 @@
 //! the GPU, host addresses in host tests.
 
 use super::block::{THREADS, TILE_LOG};
-use super::pass::{FLAG_INVERSE, FLAG_POINTWISE, FLAG_SCALE_ON_LOAD, FLAG_SCATTER, FLAG_STAGE_TABLE};
+use super::pass::{FLAG_INVERSE, FLAG_POINTWISE, FLAG_RADIX2, FLAG_SCALE_ON_LOAD, FLAG_SCATTER, FLAG_STAGE_TABLE};
 use super::tables::{Scale, TableLayout, HALF};
 
 /// Most bits (radix-2 stages) one pass may take: a tile holds 2^10 elements.
@@ -75,6 +75,9 @@ pub struct Tables {
     /// From the dense `STAGE` tables (`FLAG_STAGE_TABLE`) rather than
     /// `TW_HI`; the same values either way.
     pub stage_table: bool,
+    /// Every stage its own radix-2 phase (`FLAG_RADIX2`) rather than pairs
+    /// of stages as radix-4 phases; the same values either way.
+    pub radix2: bool,
 }
 
 impl Tables {
@@ -174,7 +177,8 @@ fn transform(
             valid: 1 << log_n,
             out_len: 0,
             flags: if inverse { FLAG_INVERSE } else { 0 }
-                | if tables.stage_table { FLAG_STAGE_TABLE } else { 0 },
+                | if tables.stage_table { FLAG_STAGE_TABLE } else { 0 }
+                | if tables.radix2 { FLAG_RADIX2 } else { 0 },
         };
         if first {
             if let Some(v) = ends.valid {
