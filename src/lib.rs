@@ -21,6 +21,7 @@ mod job;
 pub mod params;
 mod prover;
 mod slots;
+mod synthesis_budget;
 pub mod synthetic;
 mod timings;
 

@@ -15,6 +15,7 @@ use crate::error::ProverError;
 use crate::job::{random_r_s, ProofJob};
 use crate::params::ProofShape;
 use crate::slots::{SlotGuard, SlotPool};
+use crate::synthesis_budget;
 use crate::timings::PhaseTimings;
 
 /// Where proofs are computed.
@@ -40,11 +41,11 @@ pub struct ProverConfig {
     /// Check A·B = C for every constraint before proving, so an unsatisfied
     /// circuit is an error instead of a proof that fails to verify.
     pub check_satisfied: bool,
-    /// Threads that synthesize circuits in `prove_batch`; 0: one per core.
-    /// A synthesized witness waits in host memory until a worker takes it
-    /// (about 17 GB for a 32 GiB PoRep partition), and up to this many plus
-    /// twice the workers can exist at once: lower it where host memory
-    /// cannot hold one per core.
+    /// Threads that synthesize circuits in `prove_batch`; 0: one per core,
+    /// but no more than the host memory available when the batch starts
+    /// holds. A synthesized witness waits in host memory until a worker
+    /// takes it (about 17 GB for a 32 GiB PoRep partition), and up to this
+    /// many plus twice the workers can exist at once.
     pub synthesis_threads: usize,
 }
 
@@ -247,7 +248,7 @@ impl Prover {
             scope.spawn(move || {
                 // A pool of its own: these threads block on the channel, which
                 // must never starve the global pool the compute phase uses.
-                let pool = rayon::ThreadPoolBuilder::new().num_threads(self.config.synthesis_threads).build();
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(self.synthesis_threads()).build();
                 let synth = |(i, (c, (r, s))): (usize, (C, (Scalar, Scalar)))| {
                     let job = synthesize(c).map(|a| ProofJob::with_randomness(a, r, s));
                     let _ = tx.send((i, job));
@@ -276,6 +277,20 @@ impl Prover {
             .into_iter()
             .map(|r| r.unwrap_or_else(|| Err(ProverError::WorkerPanicked("synthesis thread ended early".into()))))
             .collect()
+    }
+
+    /// `config.synthesis_threads`, or its memory-bounded default.
+    fn synthesis_threads(&self) -> usize {
+        if self.config.synthesis_threads != 0 {
+            return self.config.synthesis_threads;
+        }
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let witness = synthesis_budget::witness_bytes(&self.params);
+        let threads = synthesis_budget::synthesis_threads(cores, synthesis_budget::available_memory(), witness, self.workers);
+        if threads < cores {
+            info!("prove_batch: {threads} synthesis thread(s) of {cores} cores: witnesses of {:.1} GB must fit in host memory", witness as f64 / 1e9);
+        }
+        threads
     }
 
     fn prove_job_catching_panics(&self, job: ProofJob) -> Result<Proof<Bls12>, ProverError> {
