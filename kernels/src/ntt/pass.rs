@@ -305,12 +305,12 @@ pub unsafe fn run<const DIT: bool>(p: &Pass, tile: Tile) {
         }
         sync();
 
-        // r radix-2 stages; butterfly `b` has column `b & col_mask`. Two
-        // consecutive stages run as one radix-4 phase (each thread takes the
-        // four elements both stages pair among themselves) unless
-        // FLAG_RADIX2: half the barriers and shared-memory round trips. With
-        // r odd the lone radix-2 stage is the one of half-span 1 (DIF: last,
-        // DIT: first), whose twiddles are all 1.
+        // r radix-2 stages (a butterfly's column is its index's low `log_c`
+        // bits). Two consecutive stages run as one radix-4 phase (each
+        // thread takes the four elements both stages pair among themselves)
+        // unless FLAG_RADIX2: half the barriers and shared-memory round
+        // trips. With r odd the lone radix-2 stage is the one of half-span 1
+        // (DIF: last, DIT: first), whose twiddles are all 1.
         let radix4 = p.flags & FLAG_RADIX2 == 0;
         let mut st = 0;
         while st < sh.r {
