@@ -284,7 +284,8 @@ impl Prover {
         if self.config.synthesis_threads != 0 {
             return self.config.synthesis_threads;
         }
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        // The global pool's size: what a default rayon pool would have.
+        let cores = rayon::current_num_threads();
         let witness = synthesis_budget::witness_bytes(&self.params);
         let threads = synthesis_budget::synthesis_threads(cores, synthesis_budget::available_memory(), witness, self.workers);
         if threads < cores {

@@ -176,7 +176,7 @@ impl GpuEngine {
             .iter()
             .flat_map(|m| {
                 let n = m.scalars(&layout);
-                [n, m.bases_in(params).min(n)].map(|selected| MsmPlan::for_selected(n, selected, m.curve(), &msm_config))
+                [n, m.bases_in(params)].map(|selected| MsmPlan::for_selected(n, selected, m.curve(), &msm_config))
             })
             .try_fold(0, |max, plan| plan.map(|p| p.scratch_words().max(max)))
             .map_err(|e| ProverError::Config(format!("MSM plan: {e}")))?;
