@@ -5,7 +5,8 @@
 //! Without a GPU it prints why and exits 0.
 //!
 //! Arguments: `g1`, `g2`, `20`, `24`, `skew` … filter the cases by name;
-//! `--c N[,N…]` forces window sizes (one row each), `--chunk0 N` the first
+//! `--c N[,N…]` forces window sizes (one row each), `--scatter N[,N…]` the
+//! windows per scatter launch (one row each), `--chunk0 N` the first
 //! accumulation level's chunk, `--fan N` the bucket reduction's merge fan (log2);
 //! `--profile` adds one run's per-kernel device times; `--module FILE` runs
 //! the kernels of a variant PTX/cubin instead of the embedded ones.
@@ -55,6 +56,7 @@ fn main() {
     let mut filter = Vec::new();
     let mut config = MsmConfig::default();
     let mut windows = vec![0u32];
+    let mut scatters = vec![0u32];
     let mut profile = false;
     let mut args = std::env::args().skip(1);
     let number = |args: &mut dyn Iterator<Item = String>, flag: &str| -> u32 {
@@ -65,6 +67,10 @@ fn main() {
             "--c" => {
                 let list = args.next().expect("--c N[,N...]");
                 windows = list.split(',').map(|v| v.parse().expect("--c N[,N...]")).collect();
+            }
+            "--scatter" => {
+                let list = args.next().expect("--scatter N[,N...]");
+                scatters = list.split(',').map(|v| v.parse().expect("--scatter N[,N...]")).collect();
             }
             "--chunk0" => config.chunk0 = number(&mut args, "--chunk0"),
             "--fan" => config.reduce_fan_log = number(&mut args, "--fan"),
@@ -83,8 +89,8 @@ fn main() {
     }
     println!("device: {}", gpu.name);
     println!(
-        "{:<14} {:>3} {:>3} {:>8} {:>10} {:>10} {:>10} {:>12}",
-        "case", "c", "W", "chunk0", "scratch MB", "median ms", "min ms", "Mpoints/s"
+        "{:<14} {:>3} {:>3} {:>3} {:>8} {:>10} {:>10} {:>10} {:>12}",
+        "case", "c", "W", "sc", "chunk0", "scratch MB", "median ms", "min ms", "Mpoints/s"
     );
     let wanted = |c: &Case| filter.iter().all(|f| c.name.contains(f.as_str()));
     // Bases are generated once per (curve, size) and shared by the cases.
@@ -103,8 +109,10 @@ fn main() {
             for case in cases {
                 let scalars = scalars_of(&mut rng, n, case.skew);
                 for &c in &windows {
-                    let config = MsmConfig { window_bits: c, ..config };
-                    run_case(&gpu, case, &bases, &scalars, &config, profile);
+                    for &scatter_windows in &scatters {
+                        let config = MsmConfig { window_bits: c, scatter_windows, ..config };
+                        run_case(&gpu, case, &bases, &scalars, &config, profile);
+                    }
                 }
             }
         }
@@ -143,10 +151,11 @@ fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], 
     times.sort_by(|a, b| a.total_cmp(b));
     let median = times[times.len() / 2];
     println!(
-        "{:<14} {:>3} {:>3} {:>8} {:>10.0} {:>10.2} {:>10.2} {:>12.1}",
+        "{:<14} {:>3} {:>3} {:>3} {:>8} {:>10.0} {:>10.2} {:>10.2} {:>12.1}",
         case.name,
         plan.c,
         plan.windows,
+        plan.scatter_windows,
         plan.chunk0,
         plan.scratch_bytes() as f64 / 1e6,
         median,

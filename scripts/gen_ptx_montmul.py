@@ -38,17 +38,32 @@ def words32(limbs):
     return out
 
 
-def gen_mul(name, limbs, inv, fn_name=None, special=True):
+def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False):
     """One asm block. `special`: use the r-shaped reduction (see
-    `r_shaped`) when the modulus allows it; False keeps the generic v2 one."""
+    `r_shaped`) when the modulus allows it; False keeps the generic v2 one.
+
+    `square`: a*a with each cross product a_i*a_j (i < j) computed once.
+    Round i adds row i, a_i * (a_i, 2a_{i+1}, 2a_{i+2}, ...) at relative
+    words i, i+1, ..., instead of a*a_i at words 0.. (a_i*a_j for j < i
+    was already added, doubled, by row j). The doubled words come from a
+    doubled copy D of a (D[j] = a_j<<1 | a_{j-1}>>31); row i takes a_{i+1}<<1
+    for its first one, as a_i's top bit belongs to its own row. The top word
+    of 2a is 0 because a < p leaves the top bit of a's top word clear. Word i
+    of the running value is complete when round i reduces it (rows k <= i/2
+    reach it), and the running value stays below 3p*2^32 (rows up to i add
+    less than 2p*2^(32(i+1)), reductions less than p*2^(32(i+1))), so the
+    n+1 words of the multiplication suffice. Row i has n - i products, n(n+1)/2
+    in all against n^2; the reduction is the multiplication's."""
     n = 2 * len(limbs)
     p = words32(limbs)
     m0 = inv & 0xFFFFFFFF
-    fn_name = fn_name or f"{name}_mont_mul"
+    fn_name = fn_name or f"{name}_mont_{'sqr' if square else 'mul'}"
+    # The doubled copy needs a's top bit clear (a < p with p's top bit clear).
+    assert p[-1] < 0x80000000
     r_shaped = special and p[0] == 1 and p[1] == 0xFFFFFFFF
     if r_shaped:
         assert m0 == 0xFFFFFFFF
-    ops, regs = [], []
+    regs = []
 
     def new():
         r = f"cz{len(regs)}"
@@ -56,13 +71,31 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True):
         return r
 
     A = [f"{{a{i}}}" for i in range(n)]
-    B = [f"{{b{i}}}" for i in range(n)]
+    B = A if square else [f"{{b{i}}}" for i in range(n)]
     P = [f"0x{w:08x}" for w in p]
     X = [new() for _ in range(n + 1)]
     Y = [new() for _ in range(n + 1)]
     m = new()
     d = new() if r_shaped else None
     d_scratch = new() if r_shaped else None
+    ops = []
+    if square:
+        D = [None, None] + [new() for _ in range(2, n)]
+        lead = new()
+        for j in range(2, n):
+            ops.append(f"shf.l.wrap.b32 {D[j]}, {A[j - 1]}, {A[j]}, 1;")
+
+    def row(i, j):
+        """The multiplicand at relative word j of round i, None for no product."""
+        if not square:
+            return A[j]
+        if j < i:
+            return None
+        if j == i:
+            return A[i]
+        if j == i + 1:
+            return lead
+        return D[j]
 
     def chain(acc, src, mult, odd):
         first = True
@@ -123,11 +156,13 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True):
         ops.append(f"addc.u32 {Y[n]}, {Y[n]}, 0;")
 
     for i in range(n):
+        if square and i + 1 < n:
+            ops.append(f"shl.b32 {lead}, {A[i + 1]}, 1;")
         if i == 0:
             for j in range(n):
                 acc, pos = (X, j) if j % 2 == 0 else (Y, j - 1)
-                ops.append(f"mul.lo.u32 {acc[pos]}, {B[0]}, {A[j]};")
-                ops.append(f"mul.hi.u32 {acc[pos + 1]}, {B[0]}, {A[j]};")
+                ops.append(f"mul.lo.u32 {acc[pos]}, {B[0]}, {row(0, j)};")
+                ops.append(f"mul.hi.u32 {acc[pos + 1]}, {B[0]}, {row(0, j)};")
             ops.append(f"mov.u32 {X[n]}, 0;")
             ops.append(f"mov.u32 {Y[n]}, 0;")
         else:
@@ -141,11 +176,29 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True):
                 pos = j - 1
                 lo_src = X[pos + 2] if pos + 2 <= n else "0"
                 hi_src = X[pos + 3] if pos + 3 <= n else "0"
-                ops.append(f"madc.lo.cc.u32 {X[pos]}, {B[i]}, {A[j]}, {lo_src};")
-                ops.append(f"madc.hi.cc.u32 {X[pos + 1]}, {B[i]}, {A[j]}, {hi_src};")
+                mult = row(i, j)
+                if mult is None:
+                    # No product below the row's diagonal: only the shift.
+                    ops.append(f"addc.cc.u32 {X[pos]}, {lo_src}, 0;")
+                    ops.append(f"addc.cc.u32 {X[pos + 1]}, {hi_src}, 0;")
+                else:
+                    ops.append(f"madc.lo.cc.u32 {X[pos]}, {B[i]}, {mult}, {lo_src};")
+                    ops.append(f"madc.hi.cc.u32 {X[pos + 1]}, {B[i]}, {mult}, {hi_src};")
             ops.append(f"addc.u32 {X[n]}, 0, 0;")
             X, Y = Y, X
-            chain(X, A, B[i], odd=False)
+            if square:
+                even = [j for j in range(0, n, 2) if row(i, j) is not None]
+                for k, j in enumerate(even):
+                    c = "c" if k else ""
+                    ops.append(f"mad{c}.lo.cc.u32 {X[j]}, {B[i]}, {row(i, j)}, {X[j]};")
+                    ops.append(f"madc.hi.cc.u32 {X[j + 1]}, {B[i]}, {row(i, j)}, {X[j + 1]};")
+                if even:
+                    # Carry into the words above (a chain may end below n).
+                    for k in range(even[-1] + 2, n):
+                        ops.append(f"addc.cc.u32 {X[k]}, {X[k]}, 0;")
+                    ops.append(f"addc.u32 {X[n]}, {X[n]}, 0;")
+            else:
+                chain(X, A, B[i], odd=False)
         if r_shaped:
             reduce_r_shaped(X, Y)
         else:
@@ -172,6 +225,26 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True):
     decl = f".reg .u32 {', '.join(regs)};"
     lines = ["{{", decl, ".reg .pred czp;"] + ops + ["}}"]
     template = ",\n            ".join(f'"{l}"' for l in lines)
+    if square:
+        ins = "".join(f"\n            a{i} = in(reg32) a[{i}]," for i in range(n))
+        l64 = len(limbs)
+        return f'''
+/// Montgomery square for `{name}` on 32-bit words (see `gen_mul(square=True)`
+/// in the generator), equal to `{name}_mont_mul(a, a)`.
+#[inline(always)]
+pub fn {fn_name}(a: &[u64; {l64}]) -> [u64; {l64}] {{
+    let a: [u32; {n}] = split(a);
+    let mut r = [0u32; {n}];
+    // SAFETY: pure register arithmetic; every output is written.
+    unsafe {{
+        core::arch::asm!(
+            {template},{ins}{"".join(f"{chr(10)}            r{i} = out(reg32) r[{i}]," for i in range(n))}
+            options(pure, nomem, nostack),
+        );
+    }}
+    join(&r)
+}}
+'''
     ins = "".join(f"\n            a{i} = in(reg32) a[{i}],\n            b{i} = in(reg32) b[{i}]," for i in range(n))
     outs = "".join(f"\n            r{i} = out(reg32) r[{i}]," for i in range(n))
     l64 = len(limbs)
@@ -204,7 +277,8 @@ HEADER = '''//! GENERATED by scripts/gen_ptx_montmul.py; edit the generator, not
 //! are checked against blstrs (the host in CI, this one on the GPU).
 //!
 //! `fr_mont_mul` reduces with r's shape (low words 1 and 2^32 - 1: m = -X0,
-//! and those two words cost no multiply).
+//! and those two words cost no multiply). The `*_mont_sqr` functions square
+//! with each cross product computed once (n(n+1)/2 products instead of n^2).
 
 #[inline(always)]
 fn split<const N: usize, const M: usize>(a: &[u64; N]) -> [u32; M] {
@@ -267,6 +341,11 @@ def emulate(ops, env):
             env[args[0]] = s & M
             if ".cc" in ins:
                 cf, kind = (1 if s < 0 else 0), "sub"
+        elif ins == "shl.b32":
+            env[args[0]] = (val(args[1]) << val(args[2])) & M
+        elif ins == "shf.l.wrap.b32":
+            # Upper word of ({b}:{a}) << c.
+            env[args[0]] = ((val(args[2]) << 32 | val(args[1])) << (val(args[3]) & 31)) >> 32 & M
         elif ins == "min.u32":
             env[args[0]] = min(val(args[1]), val(args[2]))
         elif ins == "setp.eq.u32":
@@ -279,8 +358,9 @@ def emulate(ops, env):
 
 
 # What is generated: (field, function, r-shaped reduction where the modulus
-# allows it?).
-VARIANTS = [("fr", "fr_mont_mul", True), ("fp", "fp_mont_mul", True)]
+# allows it?, square?).
+VARIANTS = [("fr", "fr_mont_mul", True, False), ("fp", "fp_mont_mul", True, False),
+            ("fr", "fr_mont_sqr", True, True), ("fp", "fp_mont_sqr", True, True)]
 
 
 def asm_ops(src):
@@ -325,9 +405,9 @@ def forced_b(a, p, m0, n, targets, rng):
 def selftest():
     import random
     rng = random.Random(0x5EED)
-    for name, fn, special in VARIANTS:
+    for name, fn, special, square in VARIANTS:
         limbs, inv = FIELDS[name]
-        ops = asm_ops(gen_mul(name, limbs, inv, fn, special))
+        ops = asm_ops(gen_mul(name, limbs, inv, fn, special, square))
         n = 2 * len(limbs)
         p = sum(w << (64 * i) for i, w in enumerate(limbs))
         m0 = inv & 0xFFFFFFFF
@@ -344,6 +424,8 @@ def selftest():
             y = sum(rng.choice(pats) << (32 * i) for i in range(n)) % p
             cases.append((x, y))
         cases += [(rng.randrange(p), rng.randrange(p)) for _ in range(10000)]
+        # Top words with their highest allowed bits set (the doubled copy).
+        cases += [(p - 1 - rng.randrange(p >> 40), 0) for _ in range(500)]
         # Forced rounds: X0 = 0 (m = 0), X0 = 2^32 - 1, X0 = 1, in every round,
         # in alternate rounds and in random subsets.
         forced = 0
@@ -359,6 +441,9 @@ def selftest():
             assert all(x0 == t for x0, t in zip(reference_x0s(a, b, p, m0, n), targets) if t is not None)
             cases.append((a, b))
             forced += 1
+        if square:
+            # A square's rounds depend on a alone: use each case's operands.
+            cases = [(x, x) for pair in cases for x in pair]
         hits = {"X0 = 0": 0, "X0 = 2^32-1": 0}
         for x, y in cases:
             for x0 in reference_x0s(x, y, p, m0, n):
@@ -367,12 +452,15 @@ def selftest():
             env = {}
             for i in range(n):
                 env[f"{{a{i}}}"] = (x >> (32 * i)) & 0xFFFFFFFF
-                env[f"{{b{i}}}"] = (y >> (32 * i)) & 0xFFFFFFFF
+                if not square:
+                    env[f"{{b{i}}}"] = (y >> (32 * i)) & 0xFFFFFFFF
             env = emulate(ops, env)
             got = sum(env[f"{{r{i}}}"] << (32 * i) for i in range(n))
             want = x * y * rinv % p
             assert got == want, (fn, hex(x), hex(y), hex(got), hex(want))
-        assert all(hits.values()), hits
+        # Rounds can only be forced through a free b: squares rely on the
+        # random and patterned cases (the reduction is the multiplication's).
+        assert square or all(hits.values()), hits
         print(f"{fn}: {len(cases)} products match ({forced} with forced rounds; rounds with "
               + ", ".join(f"{k}: {v}" for k, v in hits.items()) + f"), {len(ops)} PTX instructions")
 
@@ -381,4 +469,5 @@ if __name__ == "__main__":
     if __import__("sys").argv[1:] == ["--selftest"]:
         selftest()
     else:
-        print(HEADER + "".join(gen_mul(f, *FIELDS[f], fn, special) for f, fn, special in VARIANTS), end="")
+        print(HEADER + "".join(gen_mul(f, *FIELDS[f], fn, special, square)
+                               for f, fn, special, square in VARIANTS), end="")

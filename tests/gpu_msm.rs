@@ -310,9 +310,9 @@ fn window_sizes_and_chunk_settings() {
         check_g1(&gpu, "window size", &bases, &host, &s, &config);
     }
     for config in [
-        MsmConfig { window_bits: 10, chunk0: 1, chunk: 4, reduce_fan_log: 1, reduce_top_fan_log: 4 },
-        MsmConfig { window_bits: 12, chunk0: 3, chunk: 5, reduce_fan_log: 8, reduce_top_fan_log: 0 },
-        MsmConfig { window_bits: 16, chunk0: 4096, chunk: 64, reduce_fan_log: 3, reduce_top_fan_log: 2 },
+        MsmConfig { window_bits: 10, chunk0: 1, chunk: 4, reduce_fan_log: 1, reduce_top_fan_log: 4, scatter_windows: 1 },
+        MsmConfig { window_bits: 12, chunk0: 3, chunk: 5, reduce_fan_log: 8, reduce_top_fan_log: 0, scatter_windows: 3 },
+        MsmConfig { window_bits: 16, chunk0: 4096, chunk: 64, reduce_fan_log: 3, reduce_top_fan_log: 2, scatter_windows: 0 },
     ] {
         check_g1(&gpu, "chunk settings", &bases, &host, &s, &config);
         check_g1(&gpu, "chunk settings, one giant bucket per window", &bases, &host, &skew, &config);

@@ -16,8 +16,8 @@ use common::{from_limbs, seeded_rng, Pod};
 use cuzk_kernels::gpu::msm as k;
 use cuzk_kernels::msm::digits::{num_windows, SignedDigits, MAX_WINDOW_BITS};
 use cuzk_kernels::msm::plan::{
-    default_window_bits, msm_scratch_bytes, scan_layout, scan_steps, Curve, MsmConfig, MsmIo,
-    MsmPlan, Step,
+    default_scatter_windows, default_window_bits, msm_scratch_bytes, scan_layout, scan_steps, Curve,
+    MsmConfig, MsmIo, MsmPlan, Step, SCATTER_CURSOR_BYTES,
 };
 use ff::{Field, PrimeField};
 use group::prime::PrimeCurveAffine;
@@ -54,11 +54,11 @@ unsafe fn exec(curve: Curve, step: Step) {
             k::msm_scan_apply(p32(0), u(1), p32(2))
         }
         Step::Histogram { .. } => {
-            assert_eq!(n, 9);
-            k::msm_histogram(p64(0), u(1), p64(2), p32(3), u(4), u(5), u(6), u(7), p32(8))
+            assert_eq!(n, 11);
+            k::msm_histogram(p64(0), u(1), p64(2), p32(3), u(4), u(5), u(6), u(7), p32(8), p32(9), p32(10))
         }
         Step::Scatter { .. } => {
-            assert_eq!(n, 10);
+            assert_eq!(n, 14);
             k::msm_scatter(
                 p64(0),
                 u(1),
@@ -70,6 +70,10 @@ unsafe fn exec(curve: Curve, step: Step) {
                 u(7),
                 p32(8),
                 p32(9),
+                p32(10),
+                p32(11),
+                u(12),
+                u(13),
             )
         }
         Step::Accumulate0 { .. } => {
@@ -397,6 +401,7 @@ fn g1_every_size_up_to_80_default_and_small_windows() {
             chunk: rng.gen_range(4..=6),
             reduce_fan_log: 0,
             reduce_top_fan_log: rng.gen_range(0..=3),
+            scatter_windows: rng.gen_range(0..=3),
         };
         check::<G1>("small chunks", seed, &b[..n], &s, &config);
     }
@@ -415,6 +420,7 @@ fn g2_small_sizes() {
             chunk: 4,
             reduce_fan_log: 2,
             reduce_top_fan_log: 2,
+            scatter_windows: 2,
         };
         check::<G2>("small chunks", seed, &b[..n], &s, &config);
     }
@@ -434,6 +440,8 @@ fn every_window_size_and_reduction_fan() {
                     window_bits: c,
                     reduce_fan_log: fan_log,
                     reduce_top_fan_log: top_fan_log,
+                    // One launch per window, a few, and all in one.
+                    scatter_windows: [1, 3, 0][fan_log as usize % 3],
                     ..MsmConfig::default()
                 };
                 check::<G1>("window/reduction fan", seed, &b, &s, &config);
@@ -494,6 +502,7 @@ fn skewed_buckets_go_through_many_levels() {
                 chunk: 4,
                 reduce_fan_log: 1,
                 reduce_top_fan_log: 3,
+                scatter_windows: 1,
             },
             MsmConfig {
                 window_bits: 3,
@@ -501,6 +510,7 @@ fn skewed_buckets_go_through_many_levels() {
                 chunk: 5,
                 reduce_fan_log: 3,
                 reduce_top_fan_log: 2,
+                scatter_windows: 2,
             },
             MsmConfig {
                 window_bits: 6,
@@ -508,6 +518,7 @@ fn skewed_buckets_go_through_many_levels() {
                 chunk: 4,
                 reduce_fan_log: 4,
                 reduce_top_fan_log: 1,
+                scatter_windows: 3,
             },
             // Wide merge levels below (19 windows · 2^10 outputs), top
             // levels of fan 4 above.
@@ -517,6 +528,7 @@ fn skewed_buckets_go_through_many_levels() {
                 chunk: 0,
                 reduce_fan_log: 3,
                 reduce_top_fan_log: 2,
+                scatter_windows: 1,
             },
         ] {
             check::<G1>(what, seed, &b, s, &config);
@@ -540,6 +552,7 @@ fn skewed_buckets_go_through_many_levels() {
                 chunk: 4,
                 reduce_fan_log: 2,
                 reduce_top_fan_log: 1,
+                scatter_windows: 1,
             },
         );
     }
@@ -617,6 +630,7 @@ fn density_selects_scalars_and_offsets_bases() {
                 chunk: 4,
                 reduce_fan_log: 3,
                 reduce_top_fan_log: 2,
+                scatter_windows: 1,
             };
             check_density::<G1>(&mut rng, seed, n, p, &config);
         }
@@ -624,6 +638,39 @@ fn density_selects_scalars_and_offsets_bases() {
     for n in [1usize, 64, 100] {
         check_density::<G2>(&mut rng, seed, n, 0.5, &MsmConfig::default());
     }
+}
+
+#[test]
+fn scatter_launches_cover_every_window_once() {
+    let io = MsmIo { bases: 0, n_bases: 1000, base_offset: 0, scalars: 0, density: 0, out: 0 };
+    for c in 1..=MAX_WINDOW_BITS {
+        for scatter_windows in [0, 1, 2, 5] {
+            let config = MsmConfig { window_bits: c, scatter_windows, ..MsmConfig::default() };
+            let plan = MsmPlan::new(1000, Curve::G1, &config).unwrap();
+            let mut rounds = Vec::new();
+            plan.steps::<()>(&io, 0, |step| {
+                if let Step::Scatter { rounds: r, .. } = step {
+                    rounds.push(r);
+                }
+                Ok(())
+            })
+            .unwrap();
+            let mut next = 0;
+            for &(begin, end) in &rounds {
+                assert!(begin == next && end > begin && end - begin <= plan.scatter_windows, "c = {c}: {rounds:?}");
+                next = end;
+            }
+            assert_eq!(next, plan.windows, "c = {c}: {rounds:?}");
+            if scatter_windows == 0 {
+                // The default keeps one launch's cursors within the budget.
+                let cursor_bytes = plan.scatter_windows as u64 * (4u64 << (c - 1));
+                assert!(cursor_bytes <= SCATTER_CURSOR_BYTES || plan.scatter_windows == 1, "c = {c}");
+            } else {
+                assert_eq!(plan.scatter_windows, scatter_windows.min(plan.windows));
+            }
+        }
+    }
+    assert_eq!((default_scatter_windows(16), default_scatter_windows(20)), (4, 1));
 }
 
 #[test]

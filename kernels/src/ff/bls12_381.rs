@@ -37,6 +37,13 @@ impl MontConfig<4> for FrConfig {
     fn mont_mul(a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
         super::ptx_montmul::fr_mont_mul(a, b)
     }
+
+    /// Each cross product once (see `scripts/gen_ptx_montmul.py`).
+    #[cfg(all(target_arch = "nvptx64", not(cuzk_generic_mul)))]
+    #[inline(always)]
+    fn mont_square(a: &[u64; 4]) -> [u64; 4] {
+        super::ptx_montmul::fr_mont_sqr(a)
+    }
 }
 
 /// Base field of BLS12-381, `p` (381 bits).
@@ -75,6 +82,13 @@ impl MontConfig<6> for FpConfig {
     #[inline(always)]
     fn mont_mul(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
         super::ptx_montmul::fp_mont_mul(a, b)
+    }
+
+    /// Each cross product once (see `scripts/gen_ptx_montmul.py`).
+    #[cfg(all(target_arch = "nvptx64", not(cuzk_generic_mul)))]
+    #[inline(always)]
+    fn mont_square(a: &[u64; 6]) -> [u64; 6] {
+        super::ptx_montmul::fp_mont_sqr(a)
     }
 }
 

@@ -45,6 +45,13 @@ pub trait MontConfig<const N: usize>: 'static {
     fn mont_mul(a: &[u64; N], b: &[u64; N]) -> [u64; N] {
         cios_mul(a, b, &Self::MODULUS, Self::INV)
     }
+
+    /// Montgomery square `a * a / R mod p`; a target may override it with
+    /// a squaring that computes each cross product once.
+    #[inline(always)]
+    fn mont_square(a: &[u64; N]) -> [u64; N] {
+        Self::mont_mul(a, a)
+    }
 }
 
 /// Coarsely Integrated Operand Scanning Montgomery multiplication, in the
@@ -148,7 +155,7 @@ impl<P: MontConfig<N>, const N: usize> Field for Mont<P, N> {
 
     #[inline(always)]
     fn square(&self) -> Self {
-        *self * *self
+        Self::from_raw(P::mont_square(&self.limbs))
     }
 
     /// Fermat: `a^(p-2)`. Slow but branch-free in the data and simple.

@@ -36,8 +36,9 @@ kernel! {
 }
 
 kernel! {
-    /// Bucket histogram: one thread per scalar (warp-uniform loop, block
-    /// size a multiple of 32), `counts` zeroed beforehand.
+    /// Bucket histogram and the list of scalars with digits: one thread per
+    /// scalar (warp-uniform loop, block size a multiple of 32), `counts` and
+    /// `*digit_count` zeroed beforehand.
     fn msm_histogram(
         scalars: *const u64,
         n: u32,
@@ -48,15 +49,18 @@ kernel! {
         c: u32,
         windows: u32,
         counts: *mut u32,
+        digit_list: *mut u32,
+        digit_count: *mut u32,
     ) {
         let a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows };
-        sort::histogram(&a, counts);
+        sort::histogram(&a, counts, digit_list, digit_count);
     }
 }
 
 kernel! {
-    /// Scatter of `base | sign << 31` entries to their buckets through
-    /// `cursor` (a copy of the bucket starts): one thread per scalar.
+    /// Scatter of windows `round_begin..round_end`'s `base | sign << 31`
+    /// entries to their buckets through `cursor` (a copy of the bucket
+    /// starts): one thread per scalar (per listed scalar after round 0).
     fn msm_scatter(
         scalars: *const u64,
         n: u32,
@@ -68,9 +72,13 @@ kernel! {
         windows: u32,
         cursor: *mut u32,
         entries: *mut u32,
+        digit_list: *const u32,
+        digit_count: *const u32,
+        round_begin: u32,
+        round_end: u32,
     ) {
         let a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows };
-        sort::scatter(&a, cursor, entries);
+        sort::scatter(&a, cursor, entries, digit_list, digit_count, round_begin, round_end);
     }
 }
 

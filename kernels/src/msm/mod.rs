@@ -16,8 +16,10 @@
 //! 2. **Counting sort** ([`sort`], [`scan`]): a histogram of bucket keys
 //!    (warp-aggregated `atom.add` on `u32` counters), an exclusive scan into
 //!    bucket starts, then a scatter that writes each entry `base | sign<<31`
-//!    to its bucket's range through per-bucket cursors. Order inside a bucket
-//!    is arbitrary: addition is exact.
+//!    to its bucket's range through per-bucket cursors, a few windows per
+//!    launch so the cursors in use stay in cache (the histogram lists the
+//!    scalars with digits, and only those are read again after the first
+//!    launch). Order inside a bucket is arbitrary: addition is exact.
 //! 3. **Bucket accumulation** ([`accumulate`]): a segmented reduction over
 //!    the sorted entries that is oblivious to bucket sizes. Thread `t` sums
 //!    a fixed-length chunk with XYZZ mixed additions; runs that lie strictly

@@ -60,6 +60,8 @@ pub struct MsmConfig {
     /// log2 of the fan of the upper merge levels, those with fewer than
     /// [`MERGE_PARALLEL`] outputs, `1..=8`; 0: [`DEFAULT_REDUCE_TOP_FAN_LOG`].
     pub reduce_top_fan_log: u32,
+    /// Windows per scatter launch; 0: [`default_scatter_windows`].
+    pub scatter_windows: u32,
 }
 
 /// Default merge fan of the bucket reduction's lower levels: 16 inputs per
@@ -75,6 +77,29 @@ pub const MERGE_PARALLEL: u64 = 1 << 13;
 /// time at 2^20: G1 2.86 / 2.64 / 2.31 ms and G2 12.4 / 9.96 / 9.03 ms for
 /// fans 16 / 2 / 4, docs/PERFORMANCE.md).
 pub const DEFAULT_REDUCE_TOP_FAN_LOG: u32 = 2;
+
+/// Cursor bytes one scatter launch should touch: the windows of a launch
+/// are chosen so their cursors fit this (H200, 50 MB L2; see
+/// [`default_scatter_windows`]).
+pub const SCATTER_CURSOR_BYTES: u64 = 512 << 10;
+
+/// Threads of a scatter launch after the first (a grid-stride loop over
+/// the listed scalars, whose count only the device knows). Many waves, so
+/// the last one's share is small: an H200 holds ≈ 200 K scatter threads
+/// (36 registers), and 2^18 threads (1.3 waves, every thread looping alike)
+/// made the later launches of a 2^26 MSM 15% slower than one thread per
+/// scalar; few blocks, so a short list costs little to walk past.
+pub const LISTED_THREADS: u32 = 1 << 22;
+
+/// Windows per scatter launch for window size `c`: as many as keep the
+/// cursors of one launch within [`SCATTER_CURSOR_BYTES`], at least one.
+/// H200, G1, random scalars, scatter ms for 1 / 2 / 4 / all windows per
+/// launch: 2^26 (c = 20) 46.6 / 50.4 / 54.3 / 73.7; 2^24 (c = 16) 10.2 /
+/// 8.0 / 7.7 / 11.7 (docs/PERFORMANCE.md).
+pub fn default_scatter_windows(c: u32) -> u32 {
+    let per_window = 4u64 << (c - 1);
+    (SCATTER_CURSOR_BYTES / per_window).clamp(1, u32::MAX as u64) as u32
+}
 
 /// Most merge levels a plan can have (`c − 1 ≤ 21` bits at fan 2^1).
 pub const MAX_REDUCE_LEVELS: usize = 22;
@@ -143,6 +168,10 @@ pub struct Layout {
     pub cursor: usize,
     /// `density_words` popcounts, scanned into the density prefix.
     pub prefix: ScanLayout,
+    /// Room for `n` indices of scalars with digits, and their count (see
+    /// `sort::scatter`).
+    pub digit_list: usize,
+    pub digit_count: usize,
     /// `entries_max` sorted entries (`u32`).
     pub entries: usize,
     /// Two ping-pong item buffers of the accumulation levels: keys (`u32`)
@@ -190,6 +219,8 @@ pub struct MsmPlan {
     pub selected: u32,
     pub c: u32,
     pub windows: u32,
+    /// Windows per scatter launch (the last launch may take fewer).
+    pub scatter_windows: u32,
     /// Window buckets plus the ones bucket: `windows · 2^(c−1) + 1`.
     pub n_keys: u32,
     pub ones_key: u32,
@@ -269,11 +300,17 @@ pub enum Step {
     Histogram {
         digits: DigitAddrs,
         counts: u64,
+        digit_list: u64,
+        digit_count: u64,
     },
+    /// The entries of windows `rounds.0..rounds.1`.
     Scatter {
         digits: DigitAddrs,
         cursor: u64,
         entries: u64,
+        digit_list: u64,
+        digit_count: u64,
+        rounds: (u32, u32),
     },
     Accumulate0 {
         bases: u64,
@@ -323,10 +360,10 @@ pub enum Step {
 /// Kernel parameters as `u64` values, in declaration order; a `u32`
 /// parameter is the low half (little-endian hosts read it from the first
 /// four bytes).
-pub type Args = ([u64; 12], usize);
+pub type Args = ([u64; 16], usize);
 
 fn args(list: &[u64]) -> Args {
-    let mut a = [0u64; 12];
+    let mut a = [0u64; 16];
     a[..list.len()].copy_from_slice(list);
     (a, list.len())
 }
@@ -357,7 +394,10 @@ impl Step {
             Step::ZeroU32 { .. } | Step::CopyU32 { .. } => 0,
             Step::Popcount { n, .. } => n,
             Step::ScanReduce { n, .. } | Step::ScanApply { n, .. } => chunks(n),
-            Step::Histogram { digits, .. } | Step::Scatter { digits, .. } => digits.n,
+            Step::Histogram { digits, .. } => digits.n,
+            // After round 0 a scatter walks a list of unknown length.
+            Step::Scatter { digits, rounds, .. } if rounds.0 > 0 => digits.n.min(LISTED_THREADS),
+            Step::Scatter { digits, .. } => digits.n,
             Step::Accumulate0 { threads, .. } | Step::Accumulate { threads, .. } => threads,
             Step::Merge { level, .. } => level.outputs,
             Step::Windows { windows, .. } => windows,
@@ -384,20 +424,34 @@ impl Step {
             Step::Popcount { words, n, out } => args(&[*words, *n as u64, *out]),
             Step::ScanReduce { data, n, out } => args(&[*data, *n as u64, *out]),
             Step::ScanApply { data, n, offsets } => args(&[*data, *n as u64, *offsets]),
-            Step::Histogram { digits, counts } => {
+            Step::Histogram {
+                digits,
+                counts,
+                digit_list,
+                digit_count,
+            } => {
                 let mut a = args(&d(digits));
                 a.0[8] = *counts;
-                (a.0, 9)
+                a.0[9] = *digit_list;
+                a.0[10] = *digit_count;
+                (a.0, 11)
             }
             Step::Scatter {
                 digits,
                 cursor,
                 entries,
+                digit_list,
+                digit_count,
+                rounds,
             } => {
                 let mut a = args(&d(digits));
                 a.0[8] = *cursor;
                 a.0[9] = *entries;
-                (a.0, 10)
+                a.0[10] = *digit_list;
+                a.0[11] = *digit_count;
+                a.0[12] = rounds.0 as u64;
+                a.0[13] = rounds.1 as u64;
+                (a.0, 14)
             }
             Step::Accumulate0 {
                 bases,
@@ -532,6 +586,11 @@ impl MsmPlan {
             return Err("MSM: window bits must be in 1..=22");
         }
         let windows = num_windows(c);
+        let scatter_windows = match config.scatter_windows {
+            0 => default_scatter_windows(c),
+            w => w,
+        }
+        .min(windows);
         let ones_key = windows << (c - 1);
         let n_keys = ones_key + 1;
         let entries_max = selected as u64 * windows as u64;
@@ -632,6 +691,8 @@ impl MsmPlan {
         let starts = bump.scan(n_keys + 1);
         let cursor = bump.take_u32(n_keys as usize + 1);
         let prefix = bump.scan(density_words);
+        let digit_list = bump.take_u32(n);
+        let digit_count = bump.take_u32(1);
         let entries = bump.take_u32(entries_max as usize);
         let item_keys = [
             bump.take_u32(capacity[0] as usize),
@@ -651,6 +712,8 @@ impl MsmPlan {
             starts,
             cursor,
             prefix,
+            digit_list,
+            digit_count,
             entries,
             item_keys,
             item_points,
@@ -666,6 +729,7 @@ impl MsmPlan {
             selected: selected as u32,
             c,
             windows,
+            scatter_windows,
             n_keys,
             ones_key,
             entries_max,
@@ -726,10 +790,17 @@ impl MsmPlan {
         let starts = at(l.starts.levels[0].0);
         let cursor = at(l.cursor);
         let len = self.n_keys as usize + 1;
+        let (digit_list, digit_count) = (at(l.digit_list), at(l.digit_count));
         f(Step::ZeroU32 { dst: starts, len })?;
+        f(Step::ZeroU32 {
+            dst: digit_count,
+            len: 1,
+        })?;
         f(Step::Histogram {
             digits,
             counts: starts,
+            digit_list,
+            digit_count,
         })?;
         scan(&l.starts, &mut f)?;
         f(Step::CopyU32 {
@@ -737,11 +808,16 @@ impl MsmPlan {
             dst: cursor,
             len,
         })?;
-        f(Step::Scatter {
-            digits,
-            cursor,
-            entries: at(l.entries),
-        })?;
+        for begin in (0..self.windows).step_by(self.scatter_windows as usize) {
+            f(Step::Scatter {
+                digits,
+                cursor,
+                entries: at(l.entries),
+                digit_list,
+                digit_count,
+                rounds: (begin, (begin + self.scatter_windows).min(self.windows)),
+            })?;
+        }
 
         let sums = at(l.sums);
         let keys = |b: usize| at(l.item_keys[b]);
