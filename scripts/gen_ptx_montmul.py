@@ -98,8 +98,12 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False):
         return D[j]
 
     def chain(acc, src, mult, odd):
+        # src[j] None: no product at word j (a square's row below its
+        # diagonal); a chain without products emits nothing.
         first = True
         for j in range(1 if odd else 0, n, 2):
+            if src[j] is None:
+                continue
             pos = j - 1 if odd else j
             c = "" if first else "c"
             if src[j] == "0x00000001":
@@ -110,7 +114,8 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False):
                 ops.append(f"mad{c}.lo.cc.u32 {acc[pos]}, {mult}, {src[j]}, {acc[pos]};")
                 ops.append(f"madc.hi.cc.u32 {acc[pos + 1]}, {mult}, {src[j]}, {acc[pos + 1]};")
             first = False
-        ops.append(f"addc.u32 {acc[n]}, {acc[n]}, 0;")
+        if not first:
+            ops.append(f"addc.u32 {acc[n]}, {acc[n]}, 0;")
 
     def reduce_r_shaped(X, Y):
         # Reduction step for a modulus whose two low words are 1 and
@@ -186,19 +191,7 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False):
                     ops.append(f"madc.hi.cc.u32 {X[pos + 1]}, {B[i]}, {mult}, {hi_src};")
             ops.append(f"addc.u32 {X[n]}, 0, 0;")
             X, Y = Y, X
-            if square:
-                even = [j for j in range(0, n, 2) if row(i, j) is not None]
-                for k, j in enumerate(even):
-                    c = "c" if k else ""
-                    ops.append(f"mad{c}.lo.cc.u32 {X[j]}, {B[i]}, {row(i, j)}, {X[j]};")
-                    ops.append(f"madc.hi.cc.u32 {X[j + 1]}, {B[i]}, {row(i, j)}, {X[j + 1]};")
-                if even:
-                    # Carry into the words above (a chain may end below n).
-                    for k in range(even[-1] + 2, n):
-                        ops.append(f"addc.cc.u32 {X[k]}, {X[k]}, 0;")
-                    ops.append(f"addc.u32 {X[n]}, {X[n]}, 0;")
-            else:
-                chain(X, A, B[i], odd=False)
+            chain(X, [row(i, j) for j in range(n)], B[i], odd=False)
         if r_shaped:
             reduce_r_shaped(X, Y)
         else:

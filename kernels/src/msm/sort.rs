@@ -9,7 +9,7 @@
 //! ones bucket) share one atomic ([`super::warp::aggregated_increment`]).
 
 use super::digits::{load, ones_key, round_key, DigitArgs, Kind, SignedDigits};
-use super::warp::{atomic_add, ballot, lane, match_any, shfl, uniform_indices};
+use super::warp::{aggregated_increment, atomic_add, lane, match_any, uniform_indices};
 use super::NO_KEY;
 
 /// The per-lane state for one scalar (or an idle lane past the end).
@@ -97,7 +97,7 @@ pub unsafe fn scatter(
             if round < round_begin {
                 continue;
             }
-            let slot = super::warp::aggregated_increment(cursor, key);
+            let slot = aggregated_increment(cursor, key);
             if key != NO_KEY {
                 *entries.add(slot as usize) = entry;
             }
@@ -105,27 +105,18 @@ pub unsafe fn scatter(
     }
 }
 
-/// Appends `i` to `list` when `flag`, `*count` counting: one atomic per
-/// warp, lanes in order (so a warp's indices stay adjacent and ascending).
+/// Appends `i` to `list` when `flag`, `*count` counting: the warp-aggregated
+/// increment of a single counter (one atomic per warp, lanes in order, so a
+/// warp's indices stay adjacent and ascending).
 ///
 /// # Safety
 /// `list` has room for every flagged index; on the GPU all 32 lanes of the
 /// warp must call this together.
 #[inline(always)]
 unsafe fn append(list: *mut u32, count: *mut u32, i: u32, flag: bool) {
-    let flagged = ballot(flag);
-    if flagged == 0 {
-        return;
-    }
-    let leader = flagged.trailing_zeros();
-    let mut first = 0;
-    if lane() == leader {
-        first = atomic_add(count, flagged.count_ones());
-    }
-    let first = shfl(first, leader);
+    let slot = aggregated_increment(count, if flag { 0 } else { NO_KEY });
     if flag {
-        let below = flagged & ((1u32 << lane()) - 1);
-        *list.add((first + below.count_ones()) as usize) = i;
+        *list.add(slot as usize) = i;
     }
 }
 

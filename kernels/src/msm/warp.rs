@@ -84,29 +84,6 @@ pub unsafe fn match_any(key: u32) -> u32 {
     }
 }
 
-/// The lanes of the warp whose `pred` is true (`vote.sync.ballot`).
-///
-/// # Safety
-/// On the GPU all 32 lanes of the warp must execute this call together.
-#[inline(always)]
-pub unsafe fn ballot(pred: bool) -> u32 {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let b: u32;
-        core::arch::asm!(
-            "{{ .reg .pred p; setp.ne.u32 p, {v}, 0; vote.sync.ballot.b32 {b}, p, 0xffffffff; }}",
-            v = in(reg32) pred as u32,
-            b = out(reg32) b,
-            options(nomem, nostack, preserves_flags)
-        );
-        b
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    {
-        pred as u32
-    }
-}
-
 /// `value` as held by lane `src` (`shfl.sync.idx`).
 ///
 /// # Safety
