@@ -218,36 +218,22 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False):
     decl = f".reg .u32 {', '.join(regs)};"
     lines = ["{{", decl, ".reg .pred czp;"] + ops + ["}}"]
     template = ",\n            ".join(f'"{l}"' for l in lines)
-    if square:
-        ins = "".join(f"\n            a{i} = in(reg32) a[{i}]," for i in range(n))
-        l64 = len(limbs)
-        return f'''
-/// Montgomery square for `{name}` on 32-bit words (see `gen_mul(square=True)`
-/// in the generator), equal to `{name}_mont_mul(a, a)`.
-#[inline(always)]
-pub fn {fn_name}(a: &[u64; {l64}]) -> [u64; {l64}] {{
-    let a: [u32; {n}] = split(a);
-    let mut r = [0u32; {n}];
-    // SAFETY: pure register arithmetic; every output is written.
-    unsafe {{
-        core::arch::asm!(
-            {template},{ins}{"".join(f"{chr(10)}            r{i} = out(reg32) r[{i}]," for i in range(n))}
-            options(pure, nomem, nostack),
-        );
-    }}
-    join(&r)
-}}
-'''
-    ins = "".join(f"\n            a{i} = in(reg32) a[{i}],\n            b{i} = in(reg32) b[{i}]," for i in range(n))
-    outs = "".join(f"\n            r{i} = out(reg32) r[{i}]," for i in range(n))
     l64 = len(limbs)
-    doc_extra = "; r-shaped reduction" if r_shaped else ("; generic reduction" if name == "fr" else "")
+    operands = ["a"] if square else ["a", "b"]
+    params = ", ".join(f"{x}: &[u64; {l64}]" for x in operands)
+    splits = "".join(f"\n    let {x}: [u32; {n}] = split({x});" for x in operands)
+    ins = "".join(f"\n            {x}{i} = in(reg32) {x}[{i}]," for i in range(n) for x in operands)
+    outs = "".join(f"\n            r{i} = out(reg32) r[{i}]," for i in range(n))
+    if square:
+        doc = (f"/// Montgomery square for `{name}` on 32-bit words (see `gen_mul(square=True)`\n"
+               f"/// in the generator), equal to `{name}_mont_mul(a, a)`.")
+    else:
+        doc_extra = "; r-shaped reduction" if r_shaped else ("; generic reduction" if name == "fr" else "")
+        doc = f"/// Montgomery product for `{name}` on 32-bit words (see the module docs){doc_extra}."
     return f'''
-/// Montgomery product for `{name}` on 32-bit words (see the module docs){doc_extra}.
+{doc}
 #[inline(always)]
-pub fn {fn_name}(a: &[u64; {l64}], b: &[u64; {l64}]) -> [u64; {l64}] {{
-    let a: [u32; {n}] = split(a);
-    let b: [u32; {n}] = split(b);
+pub fn {fn_name}({params}) -> [u64; {l64}] {{{splits}
     let mut r = [0u32; {n}];
     // SAFETY: pure register arithmetic; every output is written.
     unsafe {{
