@@ -47,7 +47,8 @@ fn main() {
 /// docs/PERFORMANCE.md. `scripts/ptx-select.py` makes variants to compare.
 /// The NTT passes at 80: 3 blocks of 256 threads per SM instead of 2 (90
 /// and 96 registers uncapped since the radix-4 phases), a few bytes of spill.
-const MAX_REGISTERS: &[(&str, u32)] = &[("ntt_dif_pass", 80), ("ntt_dit_pass", 80)];
+/// The fused passes (the same phases) likewise.
+const MAX_REGISTERS: &[(&str, u32)] = &[("ntt_dif_pass", 80), ("ntt_dit_pass", 80), ("ntt_dif_dit_pass", 80), ("ntt_dit_dif_pass", 80)];
 
 /// Puts `.maxnreg N` between each listed entry's parameter list and body.
 fn cap_registers(ptx: &str, caps: &[(&str, u32)]) -> String {

@@ -3,11 +3,12 @@
 //! of 11. Without a GPU it prints why and exits 0.
 //!
 //! Usage: `bench-gpu_ntt [--max-bits N] [--composed-twiddles] [--radix2]
-//! [--module FILE] [LOG_SIZE...]` (default sizes 20, 24, 26, 27;
+//! [--unfused] [--module FILE] [LOG_SIZE...]` (default sizes 20, 24, 26, 27;
 //! `--max-bits` caps the radix-2 stages per pass, default 10;
 //! `--composed-twiddles` composes the stages' twiddles from the power tables
 //! instead of the dense stage table; `--radix2` runs every stage as its own
-//! phase instead of pairing stages as radix-4 phases; `--module` replaces the
+//! phase instead of pairing stages as radix-4 phases; `--unfused` runs the H
+//! step without fused passes across transforms; `--module` replaces the
 //! embedded kernels by a PTX or cubin holding at least the NTT kernels, e.g.
 //! a register-cap variant).
 
@@ -41,12 +42,14 @@ fn main() {
     let mut max_bits = None;
     let mut composed = false;
     let mut radix2 = false;
+    let mut unfused = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--max-bits" => max_bits = Some(args.next().and_then(|b| b.parse().ok()).expect("--max-bits N")),
             "--composed-twiddles" => composed = true,
             "--radix2" => radix2 = true,
+            "--unfused" => unfused = true,
             "--module" => {
                 let path = std::path::PathBuf::from(args.next().expect("--module FILE"));
                 gpu.module = gpu.load_module_file(&path).unwrap();
@@ -70,6 +73,10 @@ fn main() {
     if radix2 {
         ntt.set_radix2_stages(true);
         println!("radix-2 phases only");
+    }
+    if unfused {
+        ntt.set_fused_passes(false);
+        println!("H step without fused passes");
     }
     if let Some(bits) = max_bits {
         ntt.set_max_pass_bits(bits);

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Generates kernels/src/ff/ptx_montmul.rs: Montgomery multiplication for the
 nvptx build as one inline-PTX block per field, on 32-bit words with
-mad.lo.cc / madc.hi.cc carry chains (the hardware multiplies 32x32 bits).
+mad.lo.cc / madc.hi.cc carry chains (the hardware multiplies 32x32 bits);
+also the modular addition and subtraction (`gen_addsub`).
 
 Scheme (CIOS over 32-bit words, n words). The running value is V = X + Y*2^32:
 products a[j]*b_i with even j go to X at word j, odd j to Y at word j-1, so
@@ -217,19 +218,61 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False):
 
     decl = f".reg .u32 {', '.join(regs)};"
     lines = ["{{", decl, ".reg .pred czp;"] + ops + ["}}"]
-    template = ",\n            ".join(f'"{l}"' for l in lines)
-    l64 = len(limbs)
     operands = ["a"] if square else ["a", "b"]
-    params = ", ".join(f"{x}: &[u64; {l64}]" for x in operands)
-    splits = "".join(f"\n    let {x}: [u32; {n}] = split({x});" for x in operands)
-    ins = "".join(f"\n            {x}{i} = in(reg32) {x}[{i}]," for i in range(n) for x in operands)
-    outs = "".join(f"\n            r{i} = out(reg32) r[{i}]," for i in range(n))
     if square:
         doc = (f"/// Montgomery square for `{name}` on 32-bit words (see `gen_mul(square=True)`\n"
                f"/// in the generator), equal to `{name}_mont_mul(a, a)`.")
     else:
         doc_extra = "; r-shaped reduction" if r_shaped else ("; generic reduction" if name == "fr" else "")
         doc = f"/// Montgomery product for `{name}` on 32-bit words (see the module docs){doc_extra}."
+    return wrapper(fn_name, len(limbs), operands, lines, doc)
+
+def gen_addsub(name, limbs, sub):
+    """`a + b mod p` (one carry chain, then p subtracted unless that
+    borrows) or `a - b mod p` (one borrow chain, then p masked by the borrow
+    added back), for reduced a, b: one asm block on 32-bit words, instead of
+    the u64 code's per-limb carries (LLVM splits each `adc` into two 64-bit
+    carry pairs). a + b < 2p < 2^(32n): the top word cannot carry out."""
+    n = 2 * len(limbs)
+    P = [f"0x{w:08x}" for w in words32(limbs)]
+    A = [f"{{a{i}}}" for i in range(n)]
+    B = [f"{{b{i}}}" for i in range(n)]
+    S = [f"cz{i}" for i in range(n)]
+    T = [f"cz{n + i}" for i in range(n)]
+    m = f"cz{2 * n}"
+    ops = []
+    if sub:
+        ops.append(f"sub.cc.u32 {S[0]}, {A[0]}, {B[0]};")
+        ops += [f"subc.cc.u32 {S[k]}, {A[k]}, {B[k]};" for k in range(1, n)]
+        ops.append(f"subc.u32 {m}, 0, 0;")
+        ops += [f"and.b32 {T[k]}, {m}, {P[k]};" for k in range(n)]
+        ops.append(f"add.cc.u32 {{r0}}, {S[0]}, {T[0]};")
+        ops += [f"addc.cc.u32 {{r{k}}}, {S[k]}, {T[k]};" for k in range(1, n - 1)]
+        ops.append(f"addc.u32 {{r{n - 1}}}, {S[n - 1]}, {T[n - 1]};")
+    else:
+        ops.append(f"add.cc.u32 {S[0]}, {A[0]}, {B[0]};")
+        ops += [f"addc.cc.u32 {S[k]}, {A[k]}, {B[k]};" for k in range(1, n - 1)]
+        ops.append(f"addc.u32 {S[n - 1]}, {A[n - 1]}, {B[n - 1]};")
+        ops.append(f"sub.cc.u32 {T[0]}, {S[0]}, {P[0]};")
+        ops += [f"subc.cc.u32 {T[k]}, {S[k]}, {P[k]};" for k in range(1, n)]
+        ops.append(f"subc.u32 {m}, 0, 0;")
+        ops.append(f"setp.eq.u32 czp, {m}, 0;")
+        ops += [f"selp.u32 {{r{k}}}, {T[k]}, {S[k]}, czp;" for k in range(n)]
+    regs = S + T + [m]
+    lines = ["{{", f".reg .u32 {', '.join(regs)};"] + ([] if sub else [".reg .pred czp;"]) + ops + ["}}"]
+    return wrapper(f"{name}_{'sub' if sub else 'add'}", len(limbs), ["a", "b"], lines,
+                   f"/// `a {'-' if sub else '+'} b mod p` for `{name}` on 32-bit words (see `gen_addsub` in the generator).")
+
+
+def wrapper(fn_name, l64, operands, lines, doc):
+    """The Rust function around one asm block: u64 limbs split into the
+    32-bit words `{x<i>}` of each operand, result words `{r<i>}` joined."""
+    n = 2 * l64
+    template = ",\n            ".join(f'"{l}"' for l in lines)
+    params = ", ".join(f"{x}: &[u64; {l64}]" for x in operands)
+    splits = "".join(f"\n    let {x}: [u32; {n}] = split({x});" for x in operands)
+    ins = "".join(f"\n            {x}{i} = in(reg32) {x}[{i}]," for i in range(n) for x in operands)
+    outs = "".join(f"\n            r{i} = out(reg32) r[{i}]," for i in range(n))
     return f'''
 {doc}
 #[inline(always)]
@@ -325,6 +368,8 @@ def emulate(ops, env):
         elif ins == "shf.l.wrap.b32":
             # Upper word of ({b}:{a}) << c.
             env[args[0]] = ((val(args[2]) << 32 | val(args[1])) << (val(args[3]) & 31)) >> 32 & M
+        elif ins == "and.b32":
+            env[args[0]] = val(args[1]) & val(args[2])
         elif ins == "min.u32":
             env[args[0]] = min(val(args[1]), val(args[2]))
         elif ins == "setp.eq.u32":
@@ -444,9 +489,36 @@ def selftest():
               + ", ".join(f"{k}: {v}" for k, v in hits.items()) + f"), {len(ops)} PTX instructions")
 
 
+def selftest_addsub():
+    import random
+    rng = random.Random(0xADD5)
+    for name, (limbs, _) in FIELDS.items():
+        n = 2 * len(limbs)
+        p = sum(w << (64 * i) for i, w in enumerate(limbs))
+        edges = [0, 1, 2, p - 1, p - 2, (p - 1) // 2, (p + 1) // 2, 2 ** 32 - 1, 2 ** 32, 2 ** 64 - 1,
+                 p - 2 ** 32, sum(0xFFFFFFFF << (64 * i) for i in range(n // 2)) % p]
+        cases = [(x, y) for x in edges for y in edges]
+        cases += [(x, p - x) for x in edges[1:]] + [(x, x) for x in edges]  # sums equal to p, equal operands
+        cases += [(rng.randrange(p), rng.randrange(p)) for _ in range(20000)]
+        for sub in (False, True):
+            ops = asm_ops(gen_addsub(name, limbs, sub))
+            for x, y in cases:
+                env = {}
+                for i in range(n):
+                    env[f"{{a{i}}}"] = (x >> (32 * i)) & 0xFFFFFFFF
+                    env[f"{{b{i}}}"] = (y >> (32 * i)) & 0xFFFFFFFF
+                env = emulate(ops, env)
+                got = sum(env[f"{{r{i}}}"] << (32 * i) for i in range(n))
+                want = (x - y) % p if sub else (x + y) % p
+                assert got == want, (name, sub, hex(x), hex(y), hex(got), hex(want))
+            print(f"{name}_{'sub' if sub else 'add'}: {len(cases)} results match, {len(ops)} PTX instructions")
+
+
 if __name__ == "__main__":
     if __import__("sys").argv[1:] == ["--selftest"]:
         selftest()
+        selftest_addsub()
     else:
         print(HEADER + "".join(gen_mul(f, *FIELDS[f], fn, special, square)
-                               for f, fn, special, square in VARIANTS), end="")
+                               for f, fn, special, square in VARIANTS)
+              + "".join(gen_addsub(f, FIELDS[f][0], sub) for f in FIELDS for sub in (False, True)), end="")

@@ -60,7 +60,7 @@ variant "$out/ptx/embedded.ptx" msm-g1-cap168 "$g1_msm" 'msm_g1_accumulate0=168'
 variant "$out/ptx/embedded.ptx" msm-g1-cap128 "$g1_msm" 'msm_g1_accumulate0=128'
 # NTT passes uncapped (2 blocks of 256 threads per SM) and at 4 (cap 64).
 for cap in 0 64; do
-  variant "$out/ptx/embedded.ptx" ntt-cap$cap '^ntt_' "ntt_dif_pass=$cap" "ntt_dit_pass=$cap"
+  variant "$out/ptx/embedded.ptx" ntt-cap$cap '^ntt_' "_pass$=$cap"
 done
 # The executables' whole module compiled ahead, named by the PTX's
 # fingerprint as src/gpu/runtime.rs expects: with CUZK_CUBIN_DIR=.gpu/cubin

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use blstrs::Scalar;
 use cuzk_kernels::ff::Fr;
 use cuzk_kernels::ntt::host::{fill_tables, run_pass};
-use cuzk_kernels::ntt::plan::{self, pass_bits, Direction, Order, PassArgs, Tables, MAX_PASS_BITS};
+use cuzk_kernels::ntt::plan::{self, pass_bits, Direction, Order, PassArgs, PassKind, Tables, MAX_PASS_BITS};
 use cuzk_kernels::ntt::tables::{omega, Scale, TableLayout, HALF, ROOT_OF_UNITY};
 use ff::{Field, PrimeField};
 use rand::{Rng, SeedableRng};
@@ -184,6 +184,7 @@ fn table_addrs_with((stage_table, radix2): Stages) -> Tables {
         layout: TableLayout::new(MAX_LOG),
         stage_table,
         radix2,
+        fused: true,
     }
 }
 
@@ -312,6 +313,7 @@ fn tables_hold_the_expected_powers() {
         let ninv = Scalar::from(n).invert().unwrap();
         let zinv = (g.pow_vartime([n]) - Scalar::ONE).invert().unwrap();
         assert_eq!(at(layout.scale_hi(Scale::InvN, log_n), 0), ninv);
+        assert_eq!(at(layout.scale_hi(Scale::InvNZ, log_n), 0), ninv * zinv);
         let h = if log_n > 16 { 1u32 << (log_n - 16) } else { 1 };
         for j in [0, h - 1] {
             let e = (j as u64) << 16;
@@ -470,6 +472,7 @@ fn host_h_with(
     max_bits: u32,
     rng: &mut ChaCha8Rng,
     stages: Stages,
+    fused: bool,
 ) -> Vec<Scalar> {
     let n = 1usize << log_n;
     let garbage = |v: &[Scalar], rng: &mut ChaCha8Rng| {
@@ -489,9 +492,16 @@ fn host_h_with(
         bw.as_mut_ptr() as u64,
         cw.as_mut_ptr() as u64,
         out.as_mut_ptr() as u64,
-        &table_addrs_with(stages),
+        &Tables {
+            fused,
+            ..table_addrs_with(stages)
+        },
         |p| passes.push(*p),
     );
+    let fused_passes = passes.iter().filter(|p| matches!(p.kind, PassKind::DifDit | PassKind::DitDif)).count();
+    let per_transform = pass_bits(log_n, max_bits).count();
+    assert_eq!(fused_passes, if fused && per_transform >= 2 { 3 } else { 0 });
+    assert_eq!(passes.len(), 6 * per_transform - fused_passes);
     run(&passes);
     assert!(
         out[(n - 1) * 4..].iter().all(|&w| w == GUARD),
@@ -524,12 +534,14 @@ fn h_step_matches_reference() {
         );
         let expected = reference_h(&a, &b, &c, log_n);
         for st in ALL_STAGES {
-            let got = host_h_with(&a, &b, &c, log_n, max_bits, &mut rng, st);
-            assert_eq!(got.len(), expected.len());
-            assert!(
-                got == expected,
-                "H for n = {len} (2^{log_n}), max {max_bits} bits/pass, stages (dense table, radix-2 only) {st:?}"
-            );
+            for fused in [true, false] {
+                let got = host_h_with(&a, &b, &c, log_n, max_bits, &mut rng, st, fused);
+                assert_eq!(got.len(), expected.len());
+                assert!(
+                    got == expected,
+                    "H for n = {len} (2^{log_n}), max {max_bits} bits/pass, stages (dense table, radix-2 only) {st:?}, fused {fused}"
+                );
+            }
         }
     }
 }
@@ -542,7 +554,7 @@ fn h_step_of_a_satisfied_system() {
     let len = 700;
     let (a, b) = (random(&mut rng, len), random(&mut rng, len));
     let c: Vec<Scalar> = a.iter().zip(&b).map(|(x, y)| x * y).collect();
-    let got = host_h_with(&a, &b, &c, 10, MAX_PASS_BITS, &mut rng, DEFAULT_STAGES);
+    let got = host_h_with(&a, &b, &c, 10, MAX_PASS_BITS, &mut rng, DEFAULT_STAGES, true);
     assert!(got == reference_h(&a, &b, &c, 10));
     let _ = Fr::ONE;
 }
@@ -582,6 +594,7 @@ fn results_do_not_depend_on_thread_order() {
             5,
             &mut ChaCha8Rng::seed_from_u64(7),
             (true, true),
+            true,
         ));
         outs
     };

@@ -39,6 +39,7 @@ pub struct GpuNtt {
     max_bits: u32,
     stage_table: bool,
     radix2: bool,
+    fused: bool,
 }
 
 impl GpuNtt {
@@ -84,7 +85,7 @@ impl GpuNtt {
         });
         launched?;
         stream.synchronize().map_err(|e| gpu_err("NTT tables", e))?;
-        Ok(GpuNtt { ordinal: gpu.ordinal, layout, tables, max_bits: MAX_PASS_BITS, stage_table: true, radix2: false })
+        Ok(GpuNtt { ordinal: gpu.ordinal, layout, tables, max_bits: MAX_PASS_BITS, stage_table: true, radix2: false, fused: true })
     }
 
     /// The largest domain (log2) the tables cover.
@@ -111,8 +112,15 @@ impl GpuNtt {
         self.radix2 = on;
     }
 
+    /// Whether the H step runs adjacent passes of consecutive transforms as
+    /// one launch (the default; `cuzk_kernels::ntt::plan::fuse`); results
+    /// are the same.
+    pub fn set_fused_passes(&mut self, on: bool) {
+        self.fused = on;
+    }
+
     fn tables(&self) -> Tables {
-        Tables { base: self.tables.as_device_ptr().as_raw(), layout: self.layout, stage_table: self.stage_table, radix2: self.radix2 }
+        Tables { base: self.tables.as_device_ptr().as_raw(), layout: self.layout, stage_table: self.stage_table, radix2: self.radix2, fused: self.fused }
     }
 
     fn check_device(&self, gpu: &GpuDevice) -> Result<(), ProverError> {

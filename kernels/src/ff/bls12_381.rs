@@ -44,6 +44,20 @@ impl MontConfig<4> for FrConfig {
     fn mont_square(a: &[u64; 4]) -> [u64; 4] {
         super::ptx_montmul::fr_mont_sqr(a)
     }
+
+    /// One carry chain (see `scripts/gen_ptx_montmul.py`).
+    #[cfg(all(target_arch = "nvptx64", not(cuzk_generic_mul)))]
+    #[inline(always)]
+    fn mod_add(a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+        super::ptx_montmul::fr_add(a, b)
+    }
+
+    /// One borrow chain (see `scripts/gen_ptx_montmul.py`).
+    #[cfg(all(target_arch = "nvptx64", not(cuzk_generic_mul)))]
+    #[inline(always)]
+    fn mod_sub(a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+        super::ptx_montmul::fr_sub(a, b)
+    }
 }
 
 /// Base field of BLS12-381, `p` (381 bits).
@@ -89,6 +103,20 @@ impl MontConfig<6> for FpConfig {
     #[inline(always)]
     fn mont_square(a: &[u64; 6]) -> [u64; 6] {
         super::ptx_montmul::fp_mont_sqr(a)
+    }
+
+    /// One carry chain (see `scripts/gen_ptx_montmul.py`).
+    #[cfg(all(target_arch = "nvptx64", not(cuzk_generic_mul)))]
+    #[inline(always)]
+    fn mod_add(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
+        super::ptx_montmul::fp_add(a, b)
+    }
+
+    /// One borrow chain (see `scripts/gen_ptx_montmul.py`).
+    #[cfg(all(target_arch = "nvptx64", not(cuzk_generic_mul)))]
+    #[inline(always)]
+    fn mod_sub(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
+        super::ptx_montmul::fp_sub(a, b)
     }
 }
 

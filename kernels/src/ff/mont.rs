@@ -52,6 +52,24 @@ pub trait MontConfig<const N: usize>: 'static {
     fn mont_square(a: &[u64; N]) -> [u64; N] {
         Self::mont_mul(a, a)
     }
+
+    /// `a + b mod p` for reduced `a`, `b`; a target may override it with
+    /// hardware carry chains.
+    #[inline(always)]
+    fn mod_add(a: &[u64; N], b: &[u64; N]) -> [u64; N] {
+        // Cannot carry out: a + b < 2p < 2^(64N) thanks to the spare bit.
+        let (sum, _) = add_limbs(a, b);
+        reduce_once(&sum, &Self::MODULUS)
+    }
+
+    /// `a - b mod p` for reduced `a`, `b`; a target may override it with
+    /// hardware borrow chains.
+    #[inline(always)]
+    fn mod_sub(a: &[u64; N], b: &[u64; N]) -> [u64; N] {
+        let (diff, borrow) = sub_limbs(a, b);
+        let (wrapped, _) = add_limbs(&diff, &Self::MODULUS);
+        select(borrow != 0, &wrapped, &diff)
+    }
 }
 
 /// Coarsely Integrated Operand Scanning Montgomery multiplication, in the
@@ -171,9 +189,7 @@ impl<P: MontConfig<N>, const N: usize> Add for Mont<P, N> {
     #[inline(always)]
     fn add(self, rhs: Self) -> Self {
         let () = P::SUPPORTED;
-        // Cannot carry out: a + b < 2p < 2^(64N) thanks to the spare bit.
-        let (sum, _) = add_limbs(&self.limbs, &rhs.limbs);
-        Self::from_raw(reduce_once(&sum, &P::MODULUS))
+        Self::from_raw(P::mod_add(&self.limbs, &rhs.limbs))
     }
 }
 
@@ -182,9 +198,7 @@ impl<P: MontConfig<N>, const N: usize> Sub for Mont<P, N> {
 
     #[inline(always)]
     fn sub(self, rhs: Self) -> Self {
-        let (diff, borrow) = sub_limbs(&self.limbs, &rhs.limbs);
-        let (wrapped, _) = add_limbs(&diff, &P::MODULUS);
-        Self::from_raw(select(borrow != 0, &wrapped, &diff))
+        Self::from_raw(P::mod_sub(&self.limbs, &rhs.limbs))
     }
 }
 

@@ -1,5 +1,5 @@
-//! NTT kernels: the two pass kernels every transform is made of, and the
-//! table generator. See `crate::ntt` for the design and `crate::ntt::plan`
+//! NTT kernels: the two pass kernels every transform is made of, the two
+//! fused ones the H step uses, and the table generator. See `crate::ntt` for the design and `crate::ntt::plan`
 //! for how launches are sequenced.
 
 // Kernel parameters are flat scalars and pointers, by design.
@@ -15,7 +15,7 @@ use crate::ntt::tables::pow_u32;
 /// Builds the pass arguments and the block's tile (shared memory on the
 /// GPU, a local array on the host) and runs the pass body.
 macro_rules! pass_kernel {
-    ($(#[doc = $doc:literal])* $name:ident, $dit:literal) => {
+    ($(#[doc = $doc:literal])* $name:ident, $dit:literal, $fused:literal) => {
         kernel! {
             $(#[doc = $doc])*
             fn $name(
@@ -40,7 +40,7 @@ macro_rules! pass_kernel {
                 let mut buf = [0u64; crate::ntt::block::TILE_WORDS];
                 #[cfg(not(target_arch = "nvptx64"))]
                 let tile = Tile::host(&mut buf);
-                run::<$dit>(&p, tile);
+                run::<$dit, $fused>(&p, tile);
             }
         }
     };
@@ -50,12 +50,30 @@ pass_kernel!(
     /// One decimation-in-frequency pass (natural-order digit in,
     /// bit-reversed out); `2^(log_n - min(log_n, 10))` blocks of 256 threads.
     ntt_dif_pass,
+    false,
     false
 );
 pass_kernel!(
     /// One decimation-in-time pass (bit-reversed digit in, natural out);
     /// `2^(log_n - min(log_n, 10))` blocks of 256 threads.
     ntt_dit_pass,
+    true,
+    false
+);
+pass_kernel!(
+    /// A DIF pass, then (in shared memory) the DIT pass of the same
+    /// geometry: the H step's innermost passes of an inverse and the next
+    /// forward transform; launched like the passes.
+    ntt_dif_dit_pass,
+    false,
+    true
+);
+pass_kernel!(
+    /// A DIT pass, then (in shared memory) the DIF pass of the same
+    /// geometry: the H step's outermost passes of a forward and the next
+    /// inverse transform; launched like the passes.
+    ntt_dit_dif_pass,
+    true,
     true
 );
 

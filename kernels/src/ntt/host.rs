@@ -3,7 +3,8 @@
 
 use super::plan::PassArgs;
 use super::tables::TableLayout;
-use crate::gpu::ntt::{ntt_dif_pass, ntt_dit_pass, ntt_powers};
+use super::plan::PassKind;
+use crate::gpu::ntt::{ntt_dif_dit_pass, ntt_dif_pass, ntt_dit_dif_pass, ntt_dit_pass, ntt_powers};
 
 /// Runs one pass launch on the host.
 ///
@@ -11,7 +12,12 @@ use crate::gpu::ntt::{ntt_dif_pass, ntt_dit_pass, ntt_powers};
 /// The addresses in `a` must be valid host buffers as the schedule expects
 /// (see [`super::plan`]).
 pub unsafe fn run_pass(a: &PassArgs) {
-    let kernel = if a.dit { ntt_dit_pass } else { ntt_dif_pass };
+    let kernel = match a.kind {
+        PassKind::Dif => ntt_dif_pass,
+        PassKind::Dit => ntt_dit_pass,
+        PassKind::DifDit => ntt_dif_dit_pass,
+        PassKind::DitDif => ntt_dit_dif_pass,
+    };
     kernel(
         a.data as *mut u64,
         a.b as *const u64,

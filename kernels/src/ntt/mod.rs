@@ -27,32 +27,40 @@
 //! # The H step's order chain
 //!
 //! bellperson computes `h` as `ifft(a)`, `coset_fft`, `(a·b − c)/Z(g)`,
-//! `icoset_fft`, on natural-order data. Here (details in
-//! [`plan::h_step`]):
+//! `icoset_fft` for each of a, b, c: seven transforms. Here six, with the
+//! same values (the inverse coset transform is linear, so `c` needs only
+//! its coefficients; details in [`plan::h_step`]):
 //!
 //! ```text
 //! a (natural evals) --inverse DIF, ×g^k/N on store--> bitrev coeffs
 //!                   --forward DIT--------------------> natural coset evals
-//! (same for b, c)
-//! a·b − c (on load) --inverse DIF, ×g^-k/(N·Z(g)), scattered store--> out (natural coeffs)
+//! (same for b)
+//! c (natural evals) --inverse DIF, ×1/(N·Z(g)), scattered store--> out = C/Z
+//! a·b (on load) --inverse DIF, ×g^-k/(N·Z(g)), scattered store, − out--> out
 //! ```
 //!
-//! Three transforms would flip the order an odd number of times, so the
-//! last pass of the last transform writes out of place, to `out`, in
-//! natural order (its tiles are chosen so the scattered writes are still
-//! runs of adjacent elements).
-//!
+//! An odd number of transforms in a row would flip the order, so the last
+//! passes of `c`'s and the final transform write out of place, to `out`,
+//! in natural order (their tiles are chosen so the scattered writes are
+//! still runs of adjacent elements). Where two transforms meet on the same
+//! tiles (an inverse DIF's innermost pass and the forward DIT's innermost;
+//! `a`'s outermost DIT pass and the final transform's outermost DIF pass),
+//! one fused launch runs both ([`plan::fuse`]).
+
 //! # Kernels
 //!
 //! `ntt_dif_pass` / `ntt_dit_pass` (one launch per pass: `2^(L − min(L,
 //! 10))` blocks of 256 threads, 32 KiB static shared memory; every option
-//! is a uniform runtime flag) and `ntt_powers` (table filling, once per
-//! prover). Each thread loads its 4 tile elements with all loads in
+//! is a uniform runtime flag), the fused `ntt_dif_dit_pass` /
+//! `ntt_dit_dif_pass` (the same, two passes' stages in one launch) and
+//! `ntt_powers` (table filling, once per prover). Each thread loads its 4 tile elements with all loads in
 //! flight at once; two consecutive stages run as one radix-4 phase, in
 //! which each thread combines the 4 elements the two stages pair among
 //! themselves (one barrier per two stages; [`pass::FLAG_RADIX2`] runs one
 //! stage per phase instead); results go back with 16-byte vector stores.
 //! The passes are capped at 80 registers (build.rs): 3 blocks per SM.
+//! Field additions and subtractions are single carry chains in inline PTX
+//! (`ff::ptx_montmul`): the portable u64 code cost the passes 14%.
 //!
 //! # Tuning levers
 //!
@@ -62,9 +70,9 @@
 //! 512-entry table ([`pass::FLAG_STAGE_TABLE`], the default; off with
 //! `GpuNtt::set_stage_table`) instead of composed: 0.5% faster.
 //!
-//! Not tried: fusing the last DIF pass with the first DIT pass (same tiles)
-//! and the H step's three forward DITs' last passes with the final
-//! transform's first; register-resident stages exchanged by warp shuffles;
+//! Fusing passes across transforms saved 0.5% of the H step: the passes are
+//! bound by arithmetic and latency, not by memory traffic. Not tried:
+//! register-resident stages exchanged by warp shuffles;
 //! 64 KiB dynamic shared memory tiles (fewer passes); per-size twiddle
 //! tables for the outer passes (no composing multiplication); pass bit
 //! splits that favour coalescing (e.g. 2^20 as 7 + 7 + 6).

@@ -30,12 +30,28 @@
 //!   LO[k & 0xffff]` (or `HI[0]` without `LO`), on load (first pass of a
 //!   transform) or on store (last pass). See [`super::tables`].
 //! * `valid`: positions `>= valid` load as zero (zero padding, first pass).
-//! * pointwise: load `data[p] · b[p] - c[p]` instead of `data[p]` (the H
-//!   step's `a·b - c`, first pass of its last transform).
+//! * pointwise: load `data[p] · b[p]` instead of `data[p]`, minus `c[p]`
+//!   unless `c` is null (the H step's `a·b`, first pass of its last
+//!   transform).
 //! * scatter (DIF last pass only): write element `k` (natural index) to
 //!   `out[k]` instead of in place, skipping `k >= out_len`, so the output
 //!   is in natural order. The block's columns are then chosen with
 //!   consecutive bit-reversed indices, so each row's writes are adjacent.
+//!   With [`FLAG_SUBTRACT_OUT`] it stores `v − out[k]` instead (the H
+//!   step's final `− C/Z`, `out` holding `C/Z` already).
+//!
+//! # Fused passes
+//!
+//! Two passes of the same geometry (`log_rem`, `r`) over the same data,
+//! one of each flavour, can run as one launch ([`run`] with `FUSED`): load
+//! as the first pass loads, run its stages, apply the *middle* extras to
+//! the tile, run the second pass's stages, store as the second pass stores.
+//! The H step uses it twice (see [`super::plan::h_step`]): an inverse
+//! transform's innermost DIF pass with the next forward transform's
+//! innermost DIT pass (middle: the scale, taken at the natural index of the
+//! finished first transform), and a forward transform's outermost DIT pass
+//! with the next inverse transform's outermost DIF pass (middle: the
+//! pointwise product). The second half's direction is [`FLAG_INVERSE2`].
 
 use super::block::{block_ids, sync, threads, Tile, THREADS, TILE, TILE_LOG};
 use super::io;
@@ -63,6 +79,12 @@ pub const FLAG_STAGE_TABLE: u32 = 16;
 /// instead of pairing stages into radix-4 phases (off by default: 4%
 /// slower at 2^27 under the same register cap; kept for comparisons).
 pub const FLAG_RADIX2: u32 = 32;
+
+/// Fused passes: the second half uses `ψ = ω⁻¹`.
+pub const FLAG_INVERSE2: u32 = 64;
+
+/// Scatter: store `v − out[k]` (after the scale) instead of `v`.
+pub const FLAG_SUBTRACT_OUT: u32 = 128;
 
 // The stage table holds the powers a 2^TILE_LOG tile's stages use.
 const _: () = assert!(STAGE_COUNT == TILE / 2 && TILE_LOG == 10);
@@ -218,7 +240,8 @@ impl Shape {
 }
 
 /// Runs pass `p` (DIT stages if `DIT`, else DIF) with `tile` as the block's
-/// shared memory.
+/// shared memory; with `FUSED`, then the other flavour's stages of the
+/// same geometry (see the module docs).
 ///
 /// # Safety
 /// The buffers must be as the schedule in [`super::plan`] sets them up:
@@ -226,15 +249,20 @@ impl Shape {
 /// `out_len`), the tables are filled, and on the GPU the launch has
 /// `2^(log_n - min(log_n, 10))` blocks of [`THREADS`] threads.
 #[inline(always)]
-pub unsafe fn run<const DIT: bool>(p: &Pass, tile: Tile) {
+pub unsafe fn run<const DIT: bool, const FUSED: bool>(p: &Pass, tile: Tile) {
     let sh = Shape::of(p);
+    // The flavour and direction of the stages that run last (and store).
+    let last_dit = DIT != FUSED;
     let inverse = p.flags & FLAG_INVERSE != 0;
+    let last_inverse = if FUSED { p.flags & FLAG_INVERSE2 != 0 } else { inverse };
     let scaled = !p.scale_hi.is_null();
-    let scale_on_load = scaled && p.flags & FLAG_SCALE_ON_LOAD != 0;
-    let scale_on_store = scaled && p.flags & FLAG_SCALE_ON_LOAD == 0;
+    let scale_on_load = !FUSED && scaled && p.flags & FLAG_SCALE_ON_LOAD != 0;
+    let scale_on_store = !FUSED && scaled && p.flags & FLAG_SCALE_ON_LOAD == 0;
     let pointwise = p.flags & FLAG_POINTWISE != 0;
-    let scatter = !DIT && p.flags & FLAG_SCATTER != 0;
+    let scatter = !FUSED && !DIT && p.flags & FLAG_SCATTER != 0;
+    let subtract = p.flags & FLAG_SUBTRACT_OUT != 0;
     let dense = p.flags & FLAG_STAGE_TABLE != 0;
+    let radix4 = p.flags & FLAG_RADIX2 == 0;
     // Inter-pass twiddles: every pass but the innermost.
     let twiddled = p.log_rem > sh.r;
     let low_mask = (1 << sh.log_s) - 1;
@@ -279,15 +307,15 @@ pub unsafe fn run<const DIT: bool>(p: &Pass, tile: Tile) {
         // barrier is needed), one element at a time: unrolled, the table
         // lookups of all elements would be hoisted and cost registers,
         // i.e. occupancy.
-        if pointwise || scale_on_load || (DIT && twiddled) {
+        if (!FUSED && pointwise) || scale_on_load || (DIT && twiddled) {
             for tid in threads() {
                 let mut f = tid;
                 while f < sh.tile {
                     let (t, c, pos) = src(blk, f);
                     let i = (t << sh.log_c) | c;
                     let mut v = tile.load(i);
-                    if pointwise && pos < p.valid {
-                        v = v * io::load(p.b, pos) - io::load(p.c, pos);
+                    if !FUSED && pointwise && pos < p.valid {
+                        v = product(p, v, pos);
                     }
                     if scale_on_load {
                         // Natural index: DIF input is natural, DIT input bit-reversed.
@@ -304,29 +332,33 @@ pub unsafe fn run<const DIT: bool>(p: &Pass, tile: Tile) {
             }
         }
         sync();
+        stages(p, tile, sh, DIT, inverse, dense, radix4);
 
-        // r radix-2 stages (a butterfly's column is its index's low `log_c`
-        // bits). Two consecutive stages run as one radix-4 phase (each
-        // thread takes the four elements both stages pair among themselves)
-        // unless FLAG_RADIX2: half the barriers and shared-memory round
-        // trips. With r odd the lone radix-2 stage is the one of half-span 1
-        // (DIF: last, DIT: first), whose twiddles are all 1.
-        let radix4 = p.flags & FLAG_RADIX2 == 0;
-        let mut st = 0;
-        while st < sh.r {
-            // Half-span (in rows) of this stage: DIF halves it, DIT doubles it.
-            let log_m = if DIT { st } else { sh.r - 1 - st };
-            let pair = radix4 && sh.r - st >= 2 && (!DIT || st > 0 || sh.r % 2 == 0);
-            if pair {
-                // Stages of half-spans 2h and h (DIF) or h and 2h (DIT).
-                let log_h = if DIT { log_m } else { log_m - 1 };
-                radix4_phase::<DIT>(p, tile, sh, log_h, inverse, dense);
-                st += 2;
-            } else {
-                radix2_phase::<DIT>(p, tile, sh, log_m, inverse, dense);
-                st += 1;
+        if FUSED {
+            // The middle extras, between the two halves' stages: the first
+            // half's output is in place, so positions are as loaded.
+            if scaled || pointwise {
+                for tid in threads() {
+                    let mut f = tid;
+                    while f < sh.tile {
+                        let (t, c, pos) = sh.place(blk, f, p.log_rem);
+                        let i = (t << sh.log_c) | c;
+                        let mut v = tile.load(i);
+                        if scaled {
+                            // The finished first transform's natural index.
+                            let k = if DIT { pos } else { bitrev(pos, p.log_n) };
+                            v = v * scale(p, k);
+                        }
+                        if pointwise {
+                            v = product(p, v, pos);
+                        }
+                        tile.store(i, &v);
+                        f += THREADS;
+                    }
+                }
+                sync();
             }
-            sync();
+            stages(p, tile, sh, last_dit, last_inverse, dense, radix4);
         }
 
         // Tile -> global, with the output-side extras. (A loop with a
@@ -337,9 +369,9 @@ pub unsafe fn run<const DIT: bool>(p: &Pass, tile: Tile) {
             while f < sh.tile {
                 let (t, c, pos) = dst(blk, f);
                 let mut v = tile.load((t << sh.log_c) | c);
-                if !DIT && twiddled {
+                if !last_dit && twiddled {
                     let low = ((blk << sh.log_c) | c) & low_mask;
-                    v = v * twiddle(p.tw, low * bitrev(t, sh.r), p.log_rem, inverse);
+                    v = v * twiddle(p.tw, low * bitrev(t, sh.r), p.log_rem, last_inverse);
                 }
                 if scatter {
                     if pos < p.out_len {
@@ -347,12 +379,15 @@ pub unsafe fn run<const DIT: bool>(p: &Pass, tile: Tile) {
                             // `pos` is the natural index.
                             v = v * scale(p, pos);
                         }
+                        if subtract {
+                            v = v - io::load(p.out, pos);
+                        }
                         io::store(p.out, pos, &v);
                     }
                 } else {
                     if scale_on_store {
                         // Natural index: DIF output is bit-reversed, DIT natural.
-                        let k = if DIT { pos } else { bitrev(pos, p.log_n) };
+                        let k = if last_dit { pos } else { bitrev(pos, p.log_n) };
                         v = v * scale(p, k);
                     }
                     io::store(p.data, pos, &v);
@@ -361,6 +396,52 @@ pub unsafe fn run<const DIT: bool>(p: &Pass, tile: Tile) {
             }
         }
         // The next block (host only) reuses the tile.
+        sync();
+    }
+}
+
+/// `v · b[pos]`, minus `c[pos]` unless `c` is null.
+#[inline(always)]
+unsafe fn product(p: &Pass, v: Fr, pos: u32) -> Fr {
+    let v = v * io::load(p.b, pos);
+    if p.c.is_null() {
+        v
+    } else {
+        v - io::load(p.c, pos)
+    }
+}
+
+/// The pass's `r` radix-2 stages of one flavour (a butterfly's column is
+/// its index's low `log_c` bits), each phase followed by a barrier. Two
+/// consecutive stages run as one radix-4 phase (each thread takes the four
+/// elements both stages pair among themselves) if `radix4`: half the
+/// barriers and shared-memory round trips. With r odd the lone radix-2
+/// stage is the one of half-span 1 (DIF: last, DIT: first), whose twiddles
+/// are all 1.
+#[inline(always)]
+unsafe fn stages(p: &Pass, tile: Tile, sh: Shape, dit: bool, inverse: bool, dense: bool, radix4: bool) {
+    let mut st = 0;
+    while st < sh.r {
+        // Half-span (in rows) of this stage: DIF halves it, DIT doubles it.
+        let log_m = if dit { st } else { sh.r - 1 - st };
+        let pair = radix4 && sh.r - st >= 2 && (!dit || st > 0 || sh.r % 2 == 0);
+        if pair {
+            // Stages of half-spans 2h and h (DIF) or h and 2h (DIT).
+            let log_h = if dit { log_m } else { log_m - 1 };
+            if dit {
+                radix4_phase::<true>(p, tile, sh, log_h, inverse, dense);
+            } else {
+                radix4_phase::<false>(p, tile, sh, log_h, inverse, dense);
+            }
+            st += 2;
+        } else {
+            if dit {
+                radix2_phase::<true>(p, tile, sh, log_m, inverse, dense);
+            } else {
+                radix2_phase::<false>(p, tile, sh, log_m, inverse, dense);
+            }
+            st += 1;
+        }
         sync();
     }
 }

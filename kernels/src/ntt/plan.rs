@@ -6,7 +6,10 @@
 //! the GPU, host addresses in host tests.
 
 use super::block::{THREADS, TILE_LOG};
-use super::pass::{FLAG_INVERSE, FLAG_POINTWISE, FLAG_RADIX2, FLAG_SCALE_ON_LOAD, FLAG_SCATTER, FLAG_STAGE_TABLE};
+use super::pass::{
+    FLAG_INVERSE, FLAG_INVERSE2, FLAG_POINTWISE, FLAG_RADIX2, FLAG_SCALE_ON_LOAD, FLAG_SCATTER, FLAG_STAGE_TABLE,
+    FLAG_SUBTRACT_OUT,
+};
 use super::tables::{Scale, TableLayout, HALF};
 
 /// Most bits (radix-2 stages) one pass may take: a tile holds 2^10 elements.
@@ -28,11 +31,22 @@ pub enum Order {
     BitrevToNatural,
 }
 
-/// One kernel launch: `ntt_dit_pass` if `dit`, else `ntt_dif_pass`, with
-/// `grid()` blocks of [`THREADS`] threads and these arguments in order.
+/// Which pass kernel a launch runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PassKind {
+    Dif,
+    Dit,
+    /// A DIF pass, then the DIT pass of the same geometry (see [`fuse`]).
+    DifDit,
+    /// A DIT pass, then the DIF pass of the same geometry.
+    DitDif,
+}
+
+/// One kernel launch: [`PassArgs::kernel`] with `grid()` blocks of
+/// [`THREADS`] threads and these arguments in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PassArgs {
-    pub dit: bool,
+    pub kind: PassKind,
     pub data: u64,
     pub b: u64,
     pub c: u64,
@@ -50,10 +64,11 @@ pub struct PassArgs {
 
 impl PassArgs {
     pub fn kernel(&self) -> &'static str {
-        if self.dit {
-            "ntt_dit_pass"
-        } else {
-            "ntt_dif_pass"
+        match self.kind {
+            PassKind::Dif => "ntt_dif_pass",
+            PassKind::Dit => "ntt_dit_pass",
+            PassKind::DifDit => "ntt_dif_dit_pass",
+            PassKind::DitDif => "ntt_dit_dif_pass",
         }
     }
 
@@ -78,6 +93,9 @@ pub struct Tables {
     /// Every stage its own radix-2 phase (`FLAG_RADIX2`) rather than pairs
     /// of stages as radix-4 phases; the same values either way.
     pub radix2: bool,
+    /// The H step fuses passes across transforms ([`fuse`]); the same
+    /// values either way.
+    pub fused: bool,
 }
 
 impl Tables {
@@ -88,7 +106,7 @@ impl Tables {
     fn scale(&self, scale: Scale, log_n: u32) -> (u64, u64) {
         let hi = self.at(self.layout.scale_hi(scale, log_n));
         let lo = match scale {
-            Scale::InvN => 0,
+            Scale::InvN | Scale::InvNZ => 0,
             Scale::CosetFwdInvN => self.at(TableLayout::G_LO),
             Scale::CosetInvN | Scale::HFinal => self.at(TableLayout::GI_LO),
         };
@@ -123,6 +141,8 @@ struct Ends {
     scale_out: Option<(u64, u64)>,
     /// `(out, out_len)`: last pass writes natural order to `out` (DIF only).
     scatter: Option<(u64, u32)>,
+    /// With `scatter`: write `v − out[k]` instead of `v`.
+    subtract_out: bool,
 }
 
 /// Emits the passes of one in-place transform of `2^log_n` elements.
@@ -163,7 +183,7 @@ fn transform(
         let (log_rem, log_r) = geometry[if dit { passes - 1 - step } else { step }];
         let (first, last) = (step == 0, step + 1 == passes);
         let mut a = PassArgs {
-            dit,
+            kind: if dit { PassKind::Dit } else { PassKind::Dif },
             data,
             b: 0,
             c: 0,
@@ -199,7 +219,7 @@ fn transform(
             }
             if let Some((out, len)) = ends.scatter {
                 (a.out, a.out_len) = (out, len);
-                a.flags |= FLAG_SCATTER;
+                a.flags |= FLAG_SCATTER | if ends.subtract_out { FLAG_SUBTRACT_OUT } else { 0 };
             }
         }
         emit(&a);
@@ -247,6 +267,88 @@ pub fn ntt(
     );
 }
 
+/// The last pass of one transform and the first of the next as one launch
+/// (`ntt_dif_dit_pass` / `ntt_dit_dif_pass`): `x` runs first, with its
+/// input extras; its output extras (a scale: `x` must finish its
+/// transform) and `y`'s input extras (pointwise) apply in the middle; `y`
+/// stores. Both work in place on the same data with the same geometry, of
+/// opposite flavours; a DIF `x` must be untwiddled (innermost), so nothing
+/// is lost between the halves.
+///
+/// # Panics
+/// If the two passes cannot be fused that way.
+pub fn fuse(x: &PassArgs, y: &PassArgs) -> PassArgs {
+    let kind = match (x.kind, y.kind) {
+        (PassKind::Dif, PassKind::Dit) => PassKind::DifDit,
+        (PassKind::Dit, PassKind::Dif) => PassKind::DitDif,
+        _ => panic!("fuse: a DIF and a DIT pass, not {:?} and {:?}", x.kind, y.kind),
+    };
+    let same = (x.data, x.log_n, x.log_rem, x.log_r) == (y.data, y.log_n, y.log_rem, y.log_r);
+    assert!(same, "fuse: different data or geometry");
+    assert!(kind != PassKind::DifDit || x.log_rem == x.log_r, "fuse: a twiddled DIF pass first");
+    assert!(x.flags & (FLAG_SCATTER | FLAG_POINTWISE) == 0, "fuse: x scatters or is pointwise");
+    assert!(
+        x.scale_hi == 0 || x.flags & FLAG_SCALE_ON_LOAD == 0,
+        "fuse: x scales on load"
+    );
+    assert!(
+        y.scale_hi == 0 && y.flags & FLAG_SCATTER == 0 && y.valid == 1 << y.log_n,
+        "fuse: y scales, scatters or pads"
+    );
+    assert!(
+        x.scale_hi == 0 || y.flags & FLAG_POINTWISE == 0,
+        "fuse: one middle extra"
+    );
+    let options = FLAG_STAGE_TABLE | FLAG_RADIX2;
+    assert_eq!(x.flags & options, y.flags & options, "fuse: different stage options");
+    PassArgs {
+        kind,
+        b: y.b,
+        c: y.c,
+        flags: x.flags
+            | (y.flags & FLAG_POINTWISE)
+            | if y.flags & FLAG_INVERSE != 0 { FLAG_INVERSE2 } else { 0 },
+        ..*x
+    }
+}
+
+/// The passes of one transform, held so that its ends can be fused.
+#[derive(Clone, Copy)]
+struct Passes {
+    list: [Option<PassArgs>; 32],
+    len: usize,
+}
+
+impl Passes {
+    fn of(run: impl FnOnce(&mut dyn FnMut(&PassArgs))) -> Self {
+        let mut t = Passes { list: [None; 32], len: 0 };
+        run(&mut |p| {
+            t.list[t.len] = Some(*p);
+            t.len += 1;
+        });
+        t
+    }
+
+    fn get(&self, i: usize) -> PassArgs {
+        self.list[i].expect("pass index")
+    }
+
+    fn first(&self) -> PassArgs {
+        self.get(0)
+    }
+
+    fn last(&self) -> PassArgs {
+        self.get(self.len - 1)
+    }
+
+    /// Emits passes `from..to`.
+    fn emit(&self, from: usize, to: usize, emit: &mut impl FnMut(&PassArgs)) {
+        for i in from..to {
+            emit(&self.get(i));
+        }
+    }
+}
+
 /// The H step of Groth16 on a 2^`log_n` domain, all on the device:
 ///
 /// `a`, `b`, `c` hold `2^log_n` elements each, of which the first `valid`
@@ -255,23 +357,35 @@ pub fn ntt(
 /// `h = (a·b − c) / Z` in natural order, exactly bellperson's (see
 /// `cuzk::cpu::h::h_coefficients`).
 ///
-/// The order chain (no bit-reversal pass anywhere):
+/// bellperson evaluates `A`, `B` and `C` on the coset `g·⟨ω⟩` and takes
+/// `icoset((A·B − C)/Z)` there (`Z = g^N − 1` on the whole coset). The
+/// inverse coset transform is linear and undoes the forward one on
+/// polynomials of degree below `N`, so that equals
+/// `(icoset(coset(A)·coset(B)) − C) / Z` with `C`'s coefficients straight
+/// from the first inverse transform: six transforms instead of seven, the
+/// same values. The order chain (no bit-reversal pass anywhere):
 ///
-/// 1. for `x` in `a, b, c`: inverse DIF (ω⁻¹), natural evaluations →
+/// 1. for `x` in `a, b`: inverse DIF (ω⁻¹), natural evaluations →
 ///    bit-reversed coefficients; zero padding fused into the first pass;
 ///    the last pass multiplies coefficient `k` (natural index, i.e. at
 ///    position `bitrev(k)`) by `g^k / N`: bellperson's `1/N` of `ifft` and
-///    the `g^k` of `coset_fft` in one factor.
-/// 2. forward DIT (ω), bit-reversed coefficients → natural evaluations on
-///    the coset `g·⟨ω⟩`.
-/// 3. inverse DIF (ω⁻¹) on `a`: the first pass loads `a·b − c` (pointwise,
-///    order-independent); natural evaluations → bit-reversed coefficients,
-///    and the last pass writes coefficient `k` to `out[k]` (natural order)
-///    times `g^-k · (g^N − 1)^-1 / N`: `divide_by_z_on_coset`, `ifft`'s
-///    `1/N` and `icoset_fft`'s `g^-k` in one factor; `k = N − 1` (zero
-///    for a satisfied circuit; bellperson drops it) is not written.
+///    the `g^k` of `coset_fft` in one factor; then forward DIT (ω),
+///    bit-reversed coefficients → natural evaluations on the coset.
+/// 2. `c`: inverse DIF, whose last pass writes coefficient `k` times
+///    `1/(N·Z)` to `out[k]` (natural order).
+/// 3. inverse DIF on `a`: the first pass loads `a·b` (pointwise,
+///    order-independent); the last pass writes coefficient `k` as
+///    `g^-k · v / (N·Z) − out[k]` to `out[k]`: `ifft`'s `1/N`,
+///    `icoset_fft`'s `g^-k` and the division by `Z` in one factor, minus
+///    `C/Z`. `k = N − 1` (zero for a satisfied circuit; bellperson drops
+///    it) is not written.
 ///
-/// Launches: 3 · 2 + 1 transforms of `⌈log_n / max_bits⌉` passes each.
+/// With `tables.fused` (and at least two passes per transform), the
+/// transforms' adjacent ends run as single launches ([`fuse`]): the last
+/// inverse pass of `a` (`b`) with its first forward pass (same innermost
+/// tiles, scale in the middle), and the last forward pass of `a` with the
+/// final transform's first pass (same outermost tiles, `·b` in the
+/// middle). Launches at 2^27 (3 passes per transform): 14 instead of 18.
 #[allow(clippy::too_many_arguments)]
 pub fn h_step(
     log_n: u32,
@@ -287,31 +401,57 @@ pub fn h_step(
     if log_n == 0 {
         return; // h has no coefficients
     }
-    for x in [a, b, c] {
+    let out_len = ((1u64 << log_n) - 1) as u32;
+    let inverse = |x: u64, ends: Ends| Passes::of(|e| transform(log_n, max_bits, false, true, x, tables, ends, &mut |p| e(p)));
+    let to_coset = |x: u64| {
         let ends = Ends {
             valid: Some(valid),
             scale_out: Some(tables.scale(Scale::CosetFwdInvN, log_n)),
             ..Ends::default()
         };
-        transform(log_n, max_bits, false, true, x, tables, ends, &mut emit);
-        transform(
-            log_n,
-            max_bits,
-            true,
-            false,
-            x,
-            tables,
-            Ends::default(),
-            &mut emit,
-        );
-    }
-    let ends = Ends {
-        pointwise: Some((b, c)),
-        scale_out: Some(tables.scale(Scale::HFinal, log_n)),
-        scatter: Some((out, ((1u64 << log_n) - 1) as u32)),
+        let forward = Passes::of(|e| transform(log_n, max_bits, true, false, x, tables, Ends::default(), &mut |p| e(p)));
+        (inverse(x, ends), forward)
+    };
+    let fused = tables.fused && pass_bits(log_n, max_bits).count() >= 2;
+    // Emits x's inverse and forward passes, without the forward's last
+    // `keep` ones.
+    let mut coset = |(inv, fwd): (Passes, Passes), keep: usize| {
+        if fused {
+            inv.emit(0, inv.len - 1, &mut emit);
+            emit(&fuse(&inv.last(), &fwd.first()));
+            fwd.emit(1, fwd.len - keep, &mut emit);
+        } else {
+            inv.emit(0, inv.len, &mut emit);
+            fwd.emit(0, fwd.len - keep, &mut emit);
+        }
+    };
+    coset(to_coset(b), 0);
+    let a_passes = to_coset(a);
+    coset(a_passes, fused as usize);
+    let c_ends = Ends {
+        valid: Some(valid),
+        scale_out: Some(tables.scale(Scale::InvNZ, log_n)),
+        scatter: Some((out, out_len)),
         ..Ends::default()
     };
-    transform(log_n, max_bits, false, true, a, tables, ends, &mut emit);
+    let c_passes = inverse(c, c_ends);
+    c_passes.emit(0, c_passes.len, &mut emit);
+    let last = inverse(
+        a,
+        Ends {
+            pointwise: Some((b, 0)),
+            scale_out: Some(tables.scale(Scale::HFinal, log_n)),
+            scatter: Some((out, out_len)),
+            subtract_out: true,
+            ..Ends::default()
+        },
+    );
+    if fused {
+        emit(&fuse(&a_passes.1.last(), &last.first()));
+        last.emit(1, last.len, &mut emit);
+    } else {
+        last.emit(0, last.len, &mut emit);
+    }
 }
 
 // Keeps the table halves and the pass kernels' indexing in agreement.

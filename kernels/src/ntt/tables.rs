@@ -89,6 +89,8 @@ pub struct TableLayout {
 pub enum Scale {
     /// `1/N` alone (plain inverse): one entry, no `LO` table.
     InvN,
+    /// `(g^N - 1)^-1 / N`: the H step's `C/Z` (one entry, no `LO` table).
+    InvNZ,
     /// `g^k / N`: the H step's coset scaling after its first inverse.
     CosetFwdInvN,
     /// `g^-k / N`: inverse coset transform.
@@ -124,7 +126,7 @@ impl TableLayout {
         let mut at = Self::G_HI + hi_count(self.max_log);
         let mut l = 0;
         while l < log_n {
-            at += 1 + 3 * hi_count(l);
+            at += 2 + 3 * hi_count(l);
             l += 1;
         }
         at
@@ -136,9 +138,10 @@ impl TableLayout {
         let h = hi_count(log_n);
         match scale {
             Scale::InvN => at,
-            Scale::CosetFwdInvN => at + 1,
-            Scale::CosetInvN => at + 1 + h,
-            Scale::HFinal => at + 1 + 2 * h,
+            Scale::InvNZ => at + 1,
+            Scale::CosetFwdInvN => at + 2,
+            Scale::CosetInvN => at + 2 + h,
+            Scale::HFinal => at + 2 + 2 * h,
         }
     }
 
@@ -216,6 +219,12 @@ impl TableLayout {
                 count: 1,
                 base: one,
                 first: n_inv,
+            });
+            f(Job {
+                offset: self.scale_hi(Scale::InvNZ, log_n),
+                count: 1,
+                base: one,
+                first: zinv * n_inv,
             });
             f(Job {
                 offset: self.scale_hi(Scale::CosetFwdInvN, log_n),
