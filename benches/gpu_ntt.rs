@@ -3,12 +3,14 @@
 //! of 11. Without a GPU it prints why and exits 0.
 //!
 //! Usage: `bench-gpu_ntt [--max-bits N] [--composed-twiddles] [--radix2]
-//! [--unfused] [--module FILE] [LOG_SIZE...]` (default sizes 20, 24, 26, 27;
+//! [--unfused] [--composed-outer] [--module FILE] [LOG_SIZE...]` (default sizes 20, 24, 26, 27;
 //! `--max-bits` caps the radix-2 stages per pass, default 10;
 //! `--composed-twiddles` composes the stages' twiddles from the power tables
 //! instead of the dense stage table; `--radix2` runs every stage as its own
 //! phase instead of pairing stages as radix-4 phases; `--unfused` runs the H
-//! step without fused passes across transforms; `--module` replaces the
+//! step without fused passes across transforms; `--composed-outer` composes
+//! every inter-pass twiddle instead of reading the direct tables;
+//! `--module` replaces the
 //! embedded kernels by a PTX or cubin holding at least the NTT kernels, e.g.
 //! a register-cap variant).
 
@@ -43,6 +45,7 @@ fn main() {
     let mut composed = false;
     let mut radix2 = false;
     let mut unfused = false;
+    let mut composed_outer = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -50,6 +53,7 @@ fn main() {
             "--composed-twiddles" => composed = true,
             "--radix2" => radix2 = true,
             "--unfused" => unfused = true,
+            "--composed-outer" => composed_outer = true,
             "--module" => {
                 let path = std::path::PathBuf::from(args.next().expect("--module FILE"));
                 gpu.module = gpu.load_module_file(&path).unwrap();
@@ -77,6 +81,10 @@ fn main() {
     if unfused {
         ntt.set_fused_passes(false);
         println!("H step without fused passes");
+    }
+    if composed_outer {
+        ntt.set_direct_twiddles(false);
+        println!("inter-pass twiddles composed");
     }
     if let Some(bits) = max_bits {
         ntt.set_max_pass_bits(bits);

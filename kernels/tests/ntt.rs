@@ -10,13 +10,15 @@ use blstrs::Scalar;
 use cuzk_kernels::ff::Fr;
 use cuzk_kernels::ntt::host::{fill_tables, run_pass};
 use cuzk_kernels::ntt::plan::{self, pass_bits, Direction, Order, PassArgs, PassKind, Tables, MAX_PASS_BITS};
-use cuzk_kernels::ntt::tables::{omega, Scale, TableLayout, HALF, ROOT_OF_UNITY};
+use cuzk_kernels::ntt::tables::{direct_at, omega, Scale, TableLayout, HALF, ROOT_OF_UNITY};
 use ff::{Field, PrimeField};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
-/// Largest domain these tests use; the tables are built for it.
+/// Largest domain these tests use; the tables are built for it, with the
+/// outer twiddles of 2^18 (which the GPU has from 2^21).
 const MAX_LOG: u32 = 18;
+const LAYOUT: TableLayout = TableLayout::with_outer(MAX_LOG, true);
 
 fn seeded(test: &str) -> ChaCha8Rng {
     let seed = match std::env::var("CUZK_TEST_SEED") {
@@ -165,26 +167,33 @@ fn reference_h(a: &[Scalar], b: &[Scalar], c: &[Scalar], log_n: u32) -> Vec<Scal
 fn tables() -> &'static Vec<u64> {
     static TABLES: OnceLock<Vec<u64>> = OnceLock::new();
     TABLES.get_or_init(|| {
-        let layout = TableLayout::new(MAX_LOG);
-        let mut words = vec![0u64; layout.words()];
-        fill_tables(&layout, &mut words);
+        let mut words = vec![0u64; LAYOUT.words()];
+        fill_tables(&LAYOUT, &mut words);
         words
     })
 }
 
 /// How the passes run their stages: (stage twiddles from the dense table,
-/// radix-2 phases only). Every combination computes the same values.
-type Stages = (bool, bool);
-const DEFAULT_STAGES: Stages = (true, false);
-const ALL_STAGES: [Stages; 4] = [(true, false), (false, false), (true, true), (false, true)];
+/// radix-2 phases only, inter-pass twiddles from the direct tables). Every
+/// combination computes the same values.
+type Stages = (bool, bool, bool);
+const DEFAULT_STAGES: Stages = (true, false, true);
+const ALL_STAGES: [Stages; 5] = [
+    (true, false, true),
+    (false, false, true),
+    (true, true, true),
+    (false, true, true),
+    (true, false, false),
+];
 
-fn table_addrs_with((stage_table, radix2): Stages) -> Tables {
+fn table_addrs_with((stage_table, radix2, direct_twiddles): Stages) -> Tables {
     Tables {
         base: tables().as_ptr() as u64,
-        layout: TableLayout::new(MAX_LOG),
+        layout: LAYOUT,
         stage_table,
         radix2,
         fused: true,
+        direct_twiddles,
     }
 }
 
@@ -243,7 +252,7 @@ fn check_ntt(rng: &mut ChaCha8Rng, log_n: u32, max_bits: u32) {
                 let got = host_ntt_with(&x, max_bits, dir, Order::NaturalToBitrev, coset, st);
                 assert!(
                     got == bitrev_perm(&expected),
-                    "2^{log_n} {dir:?} coset={coset} natural→bitrev, max {max_bits} bits/pass, stages (dense table, radix-2 only) {st:?}"
+                    "2^{log_n} {dir:?} coset={coset} natural→bitrev, max {max_bits} bits/pass, stages (dense table, radix-2 only, direct) {st:?}"
                 );
                 let got = host_ntt_with(
                     &bitrev_perm(&x),
@@ -255,7 +264,7 @@ fn check_ntt(rng: &mut ChaCha8Rng, log_n: u32, max_bits: u32) {
                 );
                 assert!(
                     got == expected,
-                    "2^{log_n} {dir:?} coset={coset} bitrev→natural, max {max_bits} bits/pass, stages (dense table, radix-2 only) {st:?}"
+                    "2^{log_n} {dir:?} coset={coset} bitrev→natural, max {max_bits} bits/pass, stages (dense table, radix-2 only, direct) {st:?}"
                 );
             }
         }
@@ -281,7 +290,7 @@ fn constants_match_blstrs() {
 #[test]
 fn tables_hold_the_expected_powers() {
     let t = tables();
-    let layout = TableLayout::new(MAX_LOG);
+    let layout = LAYOUT;
     let at = |offset: u32, i: u32| scalar(t[(offset + i) as usize * 4..][..4].try_into().unwrap());
     let w = Scalar::ROOT_OF_UNITY;
     let g = Scalar::MULTIPLICATIVE_GENERATOR;
@@ -331,6 +340,24 @@ fn tables_hold_the_expected_powers() {
             );
         }
     }
+    for log_len in 17..=MAX_LOG.min(20) {
+        let omega = w.pow_vartime([1u64 << (32 - log_len)]);
+        for e in [0u32, 1, 2, 12345, (1 << log_len) - 1] {
+            let want = omega.pow_vartime([e as u64]);
+            assert_eq!(at(direct_at(log_len, e, false), 0), want, "direct 2^{log_len} [{e}]");
+            assert_eq!(at(direct_at(log_len, e, true), 0), want.invert().unwrap(), "direct inverse 2^{log_len} [{e}]");
+        }
+    }
+    let outer = layout.outer_twiddles().expect("test layout with outer twiddles");
+    let (r, omega) = (layout.outer_bits(), w.pow_vartime([1u64 << (32 - MAX_LOG)]));
+    assert_eq!(r, 9);
+    for (t, low) in [(0u32, 0u32), (1, 0), (0, 1), (1, 1), (3, 77), (256, 5), (511, 511)] {
+        let e = (low * cuzk_kernels::ntt::pass::bitrev(t, r)) as u64;
+        let pos = t << (MAX_LOG - r) | low;
+        assert_eq!(at(outer, pos), omega.pow_vartime([e]), "outer [{t}, {low}]");
+        assert_eq!(at(outer + (1 << MAX_LOG), pos), omega.pow_vartime([e]).invert().unwrap(), "outer inverse [{t}, {low}]");
+    }
+    assert_eq!(layout.words(), (outer as usize + (2 << MAX_LOG)) * 4);
     let psi = w.pow_vartime([1u64 << 22]); // the 1024-th root
     for k in [0u32, 1, 2, 255, 256, 511] {
         assert_eq!(at(TableLayout::STAGE, k), psi.pow_vartime([k as u64]), "STAGE[{k}]");
@@ -379,42 +406,29 @@ fn ntt_matches_reference_with_many_passes() {
     }
 }
 
-/// Above 2^16 the outer passes' twiddles need both table halves.
+/// Above 2^16 the outer passes' twiddles need both table halves, or come
+/// from the direct tables (first pass of 2^17 and 2^18; a middle pass of
+/// 2^17 with `log_rem` 17 when the first pass takes 1 bit), or from the
+/// outer twiddles (2^18 in 9 + 9 bits).
 #[test]
 fn ntt_matches_reference_above_2_16() {
     let mut rng = seeded("ntt_matches_reference_above_2_16");
-    for (log_n, max_bits) in [(17, 10), (18, 6)] {
+    for (log_n, max_bits) in [(17, 10), (18, 10), (18, 6), (18, 1)] {
         let x = random(&mut rng, 1 << log_n);
-        let expected = reference(&x, Direction::Forward, false);
-        assert!(
-            host_ntt(
-                &x,
-                max_bits,
-                Direction::Forward,
-                Order::NaturalToBitrev,
-                false
-            ) == bitrev_perm(&expected),
-            "2^{log_n} forward"
-        );
-        let got = host_ntt(
-            &bitrev_perm(&expected),
-            max_bits,
-            Direction::Inverse,
-            Order::BitrevToNatural,
-            false,
-        );
-        assert!(got == x, "2^{log_n} inverse");
-        let expected = reference(&x, Direction::Inverse, true);
-        assert!(
-            host_ntt(
-                &bitrev_perm(&x),
-                max_bits,
-                Direction::Inverse,
-                Order::BitrevToNatural,
-                true
-            ) == expected,
-            "2^{log_n} inverse coset"
-        );
+        let forward = reference(&x, Direction::Forward, false);
+        let inverse_coset = reference(&x, Direction::Inverse, true);
+        for direct in [true, false] {
+            let st = (true, false, direct);
+            let what = format!("2^{log_n}, max {max_bits} bits/pass, direct twiddles {direct}");
+            let got = host_ntt_with(&x, max_bits, Direction::Forward, Order::NaturalToBitrev, false, st);
+            assert!(got == bitrev_perm(&forward), "{what}: forward");
+            let got = host_ntt_with(&bitrev_perm(&forward), max_bits, Direction::Inverse, Order::BitrevToNatural, false, st);
+            assert!(got == x, "{what}: inverse");
+            let got = host_ntt_with(&bitrev_perm(&x), max_bits, Direction::Inverse, Order::BitrevToNatural, true, st);
+            assert!(got == inverse_coset, "{what}: inverse coset");
+            let got = host_ntt_with(&x, max_bits, Direction::Inverse, Order::NaturalToBitrev, true, st);
+            assert!(got == bitrev_perm(&inverse_coset), "{what}: inverse coset, DIF");
+        }
     }
 }
 
@@ -539,10 +553,24 @@ fn h_step_matches_reference() {
                 assert_eq!(got.len(), expected.len());
                 assert!(
                     got == expected,
-                    "H for n = {len} (2^{log_n}), max {max_bits} bits/pass, stages (dense table, radix-2 only) {st:?}, fused {fused}"
+                    "H for n = {len} (2^{log_n}), max {max_bits} bits/pass, stages (dense table, radix-2 only, direct) {st:?}, fused {fused}"
                 );
             }
         }
+    }
+}
+
+/// The H step at 2^18 in two passes of 9 bits: its outermost passes (the
+/// fused DIT/DIF one included) read the outer twiddles, or compose them.
+#[test]
+fn h_step_with_outer_twiddles() {
+    let mut rng = seeded("h_step_with_outer_twiddles");
+    let len = (1 << MAX_LOG) - 1000;
+    let (a, b, c) = (random(&mut rng, len), random(&mut rng, len), random(&mut rng, len));
+    let expected = reference_h(&a, &b, &c, MAX_LOG);
+    for direct in [true, false] {
+        let got = host_h_with(&a, &b, &c, MAX_LOG, MAX_PASS_BITS, &mut rng, (true, false, direct), true);
+        assert!(got == expected, "H at 2^18, direct and outer twiddles {direct}");
     }
 }
 
@@ -593,7 +621,7 @@ fn results_do_not_depend_on_thread_order() {
             12,
             5,
             &mut ChaCha8Rng::seed_from_u64(7),
-            (true, true),
+            (true, true, true),
             true,
         ));
         outs

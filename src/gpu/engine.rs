@@ -29,6 +29,7 @@ use log::{debug, info};
 use super::elementwise::scalar_limbs;
 use super::msm::{msm_g1, msm_g2, DeviceDensity, GpuBases, MsmConfig, MsmCurve, MsmInput, MsmPlan};
 use super::ntt::GpuNtt;
+use cuzk_kernels::ntt::TableLayout;
 use super::proof_msm::{msm_results, ProofMsm};
 use super::slot_layout::{SlotLayout, FR_WORDS};
 use super::upload::PinnedStager;
@@ -52,9 +53,9 @@ struct DeviceShared {
 }
 
 impl DeviceShared {
-    fn new(gpu: &GpuDevice, params: &Parameters<Bls12>, lay: &SlotLayout) -> Result<Self, ProverError> {
+    fn new(gpu: &GpuDevice, params: &Parameters<Bls12>, ntt: TableLayout) -> Result<Self, ProverError> {
         Ok(DeviceShared {
-            ntt: GpuNtt::new(gpu, lay.ntt_log())?,
+            ntt: GpuNtt::with_layout(gpu, ntt)?,
             h: GpuBases::upload_g1(gpu, &params.h)?,
             l: GpuBases::upload_g1(gpu, &params.l)?,
             a: GpuBases::upload_g1(gpu, &params.a)?,
@@ -180,7 +181,8 @@ impl GpuEngine {
             })
             .try_fold(0, |max, plan| plan.map(|p| p.scratch_words().max(max)))
             .map_err(|e| ProverError::Config(format!("MSM plan: {e}")))?;
-        let budget = VramBudget::new(params, &layout, arena_words, config.workers_per_device);
+        let ntt_layout = GpuNtt::layout(layout.ntt_log(), config.ntt_outer_twiddles)?;
+        let budget = VramBudget::new(params, &layout, ntt_layout, arena_words, config.workers_per_device);
         // Built up in place, so that an error half way frees what was
         // reserved in the right contexts (Drop).
         let mut engine = GpuEngine {
@@ -204,7 +206,7 @@ impl GpuEngine {
                     config.workers_per_device
                 )));
             }
-            engine.shared.push(DeviceShared::new(gpu, params, &layout)?);
+            engine.shared.push(DeviceShared::new(gpu, params, ntt_layout)?);
             for _ in 0..config.workers_per_device {
                 // SAFETY: u64 has no invalid bit patterns; pre-stage writes
                 // every word a proof reads.

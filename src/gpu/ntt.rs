@@ -1,7 +1,9 @@
 //! NTTs and the Groth16 H step on the GPU.
 //!
-//! [`GpuNtt`] owns the root-of-unity and scale tables of one device (about
-//! 9 MiB for domains up to 2^27), computed there once by `ntt_powers`.
+//! [`GpuNtt`] owns the root-of-unity and scale tables of one device (for
+//! domains up to 2^27: 8 GiB of outer twiddles, 120 MiB of direct
+//! twiddles of 2^17 … 2^20, 9 MiB of the rest; see
+//! `cuzk_kernels::ntt::tables`), computed there once by `ntt_powers`.
 //! Transforms run in place on caller-owned device memory, asynchronously on
 //! a caller-given stream, and allocate nothing: the schedule of pass kernels
 //! comes from `cuzk_kernels::ntt::plan` (the same one the kernels' host
@@ -40,18 +42,31 @@ pub struct GpuNtt {
     stage_table: bool,
     radix2: bool,
     fused: bool,
+    direct_twiddles: bool,
 }
 
 impl GpuNtt {
     /// Reserves and computes (on `gpu`) the tables for domains up to
-    /// 2^`max_log` (at most 2^31). Blocks until they are ready, so any
-    /// stream may use them afterwards.
+    /// 2^`max_log` (at most 2^31), with the outer twiddles where the layout
+    /// has them by default (2^21 … 2^28). Blocks until they are ready, so
+    /// any stream may use them afterwards.
     pub fn new(gpu: &GpuDevice, max_log: u32) -> Result<Self, ProverError> {
+        Self::with_layout(gpu, Self::layout(max_log, true)?)
+    }
+
+    /// The table layout for domains up to 2^`max_log` (at most 2^31), with
+    /// the outer twiddles if `outer` and the size has them.
+    pub fn layout(max_log: u32, outer: bool) -> Result<TableLayout, ProverError> {
         if max_log > cuzk_kernels::ntt::MAX_LOG {
             return Err(ProverError::DomainTooLarge { log_size: max_log });
         }
+        let default = TableLayout::new(max_log);
+        Ok(TableLayout::with_outer(max_log, outer && default.outer))
+    }
+
+    /// [`Self::new`] with a chosen layout (see [`Self::layout`]).
+    pub fn with_layout(gpu: &GpuDevice, layout: TableLayout) -> Result<Self, ProverError> {
         gpu.bind()?;
-        let layout = TableLayout::new(max_log);
         // SAFETY: u64 has no invalid bit patterns; every word is written below.
         let tables = unsafe { DeviceBuffer::<u64>::uninitialized(layout.words()) }.map_err(|e| gpu_err("NTT tables", e))?;
         let stream = Stream::new(StreamFlags::NON_BLOCKING, None).map_err(|e| gpu_err("stream", e))?;
@@ -85,7 +100,7 @@ impl GpuNtt {
         });
         launched?;
         stream.synchronize().map_err(|e| gpu_err("NTT tables", e))?;
-        Ok(GpuNtt { ordinal: gpu.ordinal, layout, tables, max_bits: MAX_PASS_BITS, stage_table: true, radix2: false, fused: true })
+        Ok(GpuNtt { ordinal: gpu.ordinal, layout, tables, max_bits: MAX_PASS_BITS, stage_table: true, radix2: false, fused: true, direct_twiddles: true })
     }
 
     /// The largest domain (log2) the tables cover.
@@ -119,8 +134,15 @@ impl GpuNtt {
         self.fused = on;
     }
 
+    /// Whether passes read inter-pass twiddles from the direct tables where
+    /// they exist (the default; `cuzk_kernels::ntt::tables`) or compose
+    /// them from the power tables; results are the same.
+    pub fn set_direct_twiddles(&mut self, on: bool) {
+        self.direct_twiddles = on;
+    }
+
     fn tables(&self) -> Tables {
-        Tables { base: self.tables.as_device_ptr().as_raw(), layout: self.layout, stage_table: self.stage_table, radix2: self.radix2, fused: self.fused }
+        Tables { base: self.tables.as_device_ptr().as_raw(), layout: self.layout, stage_table: self.stage_table, radix2: self.radix2, fused: self.fused, direct_twiddles: self.direct_twiddles }
     }
 
     fn check_device(&self, gpu: &GpuDevice) -> Result<(), ProverError> {
@@ -281,7 +303,7 @@ fn launch_all(module: &Module, stream: &Stream, passes: &[PassArgs]) -> Result<(
     for p in passes {
         let func = module.get_function(p.kernel()).map_err(|e| gpu_err(p.kernel(), e))?;
         let (mut data, mut b, mut c, mut out) = (p.data, p.b, p.c, p.out);
-        let (mut tw, mut scale_hi, mut scale_lo) = (p.tw, p.scale_hi, p.scale_lo);
+        let (mut tw, mut tw_outer, mut scale_hi, mut scale_lo) = (p.tw, p.tw_outer, p.scale_hi, p.scale_lo);
         let (mut log_n, mut log_rem, mut log_r) = (p.log_n, p.log_rem, p.log_r);
         let (mut valid, mut out_len, mut flags) = (p.valid, p.out_len, p.flags);
         let args = [
@@ -290,6 +312,7 @@ fn launch_all(module: &Module, stream: &Stream, passes: &[PassArgs]) -> Result<(
             &mut c as *mut u64 as *mut c_void,
             &mut out as *mut u64 as *mut c_void,
             &mut tw as *mut u64 as *mut c_void,
+            &mut tw_outer as *mut u64 as *mut c_void,
             &mut scale_hi as *mut u64 as *mut c_void,
             &mut scale_lo as *mut u64 as *mut c_void,
             &mut log_n as *mut u32 as *mut c_void,
@@ -299,7 +322,7 @@ fn launch_all(module: &Module, stream: &Stream, passes: &[PassArgs]) -> Result<(
             &mut out_len as *mut u32 as *mut c_void,
             &mut flags as *mut u32 as *mut c_void,
         ];
-        // SAFETY: the pass kernels take exactly these 13 parameters (7
+        // SAFETY: the pass kernels take exactly these 14 parameters (8
         // pointers as u64, 6 u32); the schedule only references the
         // caller's checked buffers and the tables, which outlive the work
         // by the callers' contract.

@@ -30,7 +30,7 @@ fn alloc_bytes(words: usize) -> usize {
 }
 
 impl VramBudget {
-    pub(super) fn new(params: &Parameters<Bls12>, lay: &SlotLayout, arena_words: usize, workers: usize) -> Self {
+    pub(super) fn new(params: &Parameters<Bls12>, lay: &SlotLayout, ntt: TableLayout, arena_words: usize, workers: usize) -> Self {
         let g1 = MsmCurve::G1.affine_limbs();
         let bases = [params.h.len() * g1, params.l.len() * g1, params.a.len() * g1, params.b_g1.len() * g1]
             .into_iter()
@@ -38,7 +38,7 @@ impl VramBudget {
             .map(alloc_bytes)
             .sum();
         let per_worker = [lay.words(), lay.h_words(), arena_words, ProofMsm::result_words()].into_iter().map(alloc_bytes).sum();
-        VramBudget { bases, ntt_tables: alloc_bytes(TableLayout::new(lay.ntt_log()).words()), per_worker, workers }
+        VramBudget { bases, ntt_tables: alloc_bytes(ntt.words()), per_worker, workers }
     }
 
     pub(super) fn total(&self) -> usize {

@@ -24,6 +24,7 @@ macro_rules! pass_kernel {
                 c: *const u64,
                 out: *mut u64,
                 tw: *const u64,
+                tw_outer: *const u64,
                 scale_hi: *const u64,
                 scale_lo: *const u64,
                 log_n: u32,
@@ -33,7 +34,7 @@ macro_rules! pass_kernel {
                 out_len: u32,
                 flags: u32,
             ) {
-                let p = Pass { data, b, c, out, tw, scale_hi, scale_lo, log_n, log_rem, log_r, valid, out_len, flags };
+                let p = Pass { data, b, c, out, tw, tw_outer, scale_hi, scale_lo, log_n, log_rem, log_r, valid, out_len, flags };
                 #[cfg(target_arch = "nvptx64")]
                 let tile = Tile::shared();
                 #[cfg(not(target_arch = "nvptx64"))]

@@ -24,6 +24,7 @@ pub unsafe fn run_pass(a: &PassArgs) {
         a.c as *const u64,
         a.out as *mut u64,
         a.tw as *const u64,
+        a.tw_outer as *const u64,
         a.scale_hi as *const u64,
         a.scale_lo as *const u64,
         a.log_n,

@@ -20,7 +20,8 @@
 //! so a DIF transform followed by a DIT one needs no reordering. Roots come
 //! from two 2^16-entry tables of powers of the 2^32-th root of unity (one
 //! multiplication composes any power; powers needed inside a pass take one
-//! lookup); see [`tables`]. Coset factors `g^±k`, `1/N` and the H step's
+//! lookup), and without the composing multiplication from direct tables for
+//! 2^17 … 2^20 and the outermost pass's own table; see [`tables`]. Coset factors `g^±k`, `1/N` and the H step's
 //! `1/Z(g)` are folded into per-size scale tables and applied while a pass
 //! loads or stores, never in a separate pass.
 //!
@@ -73,9 +74,10 @@
 //! Fusing passes across transforms saved 0.5% of the H step: the passes are
 //! bound by arithmetic and latency, not by memory traffic. Not tried:
 //! register-resident stages exchanged by warp shuffles;
-//! 64 KiB dynamic shared memory tiles (fewer passes); per-size twiddle
-//! tables for the outer passes (no composing multiplication); pass bit
-//! splits that favour coalescing (e.g. 2^20 as 7 + 7 + 6).
+//! 64 KiB dynamic shared memory tiles (fewer passes); pass bit splits that
+//! favour coalescing (e.g. 2^20 as 7 + 7 + 6). Inter-pass twiddles come
+//! from tables that need no composing multiplication where they exist (the
+//! direct and outer twiddles of [`tables`]): −5% each at 2^27.
 
 pub mod block;
 #[cfg(not(target_arch = "nvptx64"))]

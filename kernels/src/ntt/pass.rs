@@ -55,7 +55,7 @@
 
 use super::block::{block_ids, sync, threads, Tile, THREADS, TILE, TILE_LOG};
 use super::io;
-use super::tables::{HALF, STAGE_COUNT, STAGE_FROM_TW};
+use super::tables::{direct_at, DIRECT_MAX, DIRECT_MIN, HALF, STAGE_COUNT, STAGE_FROM_TW};
 use crate::ff::limbs::unrolled_for;
 use crate::ff::Fr;
 
@@ -86,6 +86,11 @@ pub const FLAG_INVERSE2: u32 = 64;
 /// Scatter: store `v − out[k]` (after the scale) instead of `v`.
 pub const FLAG_SUBTRACT_OUT: u32 = 128;
 
+/// Inter-pass twiddles of passes with `DIRECT_MIN <= log_rem <=
+/// DIRECT_MAX` from the direct tables (one lookup, no multiplication; see
+/// [`super::tables`]) instead of composed from `TW_HI` and `TW_LO`.
+pub const FLAG_DIRECT_TWIDDLES: u32 = 256;
+
 // The stage table holds the powers a 2^TILE_LOG tile's stages use.
 const _: () = assert!(STAGE_COUNT == TILE / 2 && TILE_LOG == 10);
 
@@ -98,6 +103,10 @@ pub struct Pass {
     pub out: *mut u64,
     /// `TW_LO` followed by `TW_HI` (see [`super::tables`]).
     pub tw: *const u64,
+    /// Non-null: this (outermost) pass's inter-pass twiddles by position,
+    /// `2^log_n` forward then `2^log_n` inverse (the outer twiddles of
+    /// [`super::tables`]).
+    pub tw_outer: *const u64,
     /// Null: no scaling.
     pub scale_hi: *const u64,
     /// Null: the scale is the constant `scale_hi[0]`.
@@ -129,15 +138,30 @@ unsafe fn root_power(tw: *const u64, x: u32, full: bool) -> Fr {
     }
 }
 
-/// `ψ_(2^log_len)^e` with `e < 2^log_len`, `1 <= log_len <= 32`.
+/// `ψ_(2^log_len)^e` with `e < 2^log_len`, `1 <= log_len <= 32`; from
+/// the direct tables if `direct` and they hold that size.
 #[inline(always)]
-unsafe fn twiddle(tw: *const u64, e: u32, log_len: u32, inverse: bool) -> Fr {
+unsafe fn twiddle(tw: *const u64, e: u32, log_len: u32, inverse: bool, direct: bool) -> Fr {
+    if direct && (DIRECT_MIN..=DIRECT_MAX).contains(&log_len) {
+        return io::load_const(tw, direct_at(log_len, e, inverse));
+    }
     // The shift is < 32: log_len >= 1.
     let mut x = e << (32 - log_len);
     if inverse {
         x = x.wrapping_neg();
     }
     root_power(tw, x, log_len > 16)
+}
+
+/// The inter-pass twiddle `ψ_(2^log_rem)^e` of the element at global
+/// position `pos`: from the outer twiddles if the pass has them.
+#[inline(always)]
+unsafe fn inter_pass_twiddle(p: &Pass, pos: u32, e: u32, inverse: bool, direct: bool) -> Fr {
+    if p.tw_outer.is_null() {
+        twiddle(p.tw, e, p.log_rem, inverse, direct)
+    } else {
+        io::load(p.tw_outer, pos + if inverse { 1 << p.log_n } else { 0 })
+    }
 }
 
 /// The twiddle of a radix-2 stage: `ψ_(2^log_len)^j` (or its inverse),
@@ -150,7 +174,7 @@ unsafe fn stage_twiddle(tw: *const u64, j: u32, log_len: u32, inverse: bool, den
         let at = STAGE_FROM_TW + if inverse { STAGE_COUNT } else { 0 } + k;
         io::load_const(tw, at)
     } else {
-        twiddle(tw, j, log_len, inverse)
+        twiddle(tw, j, log_len, inverse, false)
     }
 }
 
@@ -262,6 +286,7 @@ pub unsafe fn run<const DIT: bool, const FUSED: bool>(p: &Pass, tile: Tile) {
     let scatter = !FUSED && !DIT && p.flags & FLAG_SCATTER != 0;
     let subtract = p.flags & FLAG_SUBTRACT_OUT != 0;
     let dense = p.flags & FLAG_STAGE_TABLE != 0;
+    let direct = p.flags & FLAG_DIRECT_TWIDDLES != 0;
     let radix4 = p.flags & FLAG_RADIX2 == 0;
     // Inter-pass twiddles: every pass but the innermost.
     let twiddled = p.log_rem > sh.r;
@@ -324,7 +349,7 @@ pub unsafe fn run<const DIT: bool, const FUSED: bool>(p: &Pass, tile: Tile) {
                     }
                     if DIT && twiddled {
                         let low = ((blk << sh.log_c) | c) & low_mask;
-                        v = v * twiddle(p.tw, low * bitrev(t, sh.r), p.log_rem, inverse);
+                        v = v * inter_pass_twiddle(p, pos, low * bitrev(t, sh.r), inverse, direct);
                     }
                     tile.store(i, &v);
                     f += THREADS;
@@ -371,7 +396,7 @@ pub unsafe fn run<const DIT: bool, const FUSED: bool>(p: &Pass, tile: Tile) {
                 let mut v = tile.load((t << sh.log_c) | c);
                 if !last_dit && twiddled {
                     let low = ((blk << sh.log_c) | c) & low_mask;
-                    v = v * twiddle(p.tw, low * bitrev(t, sh.r), p.log_rem, last_inverse);
+                    v = v * inter_pass_twiddle(p, pos, low * bitrev(t, sh.r), last_inverse, direct);
                 }
                 if scatter {
                     if pos < p.out_len {

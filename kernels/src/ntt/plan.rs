@@ -7,7 +7,7 @@
 
 use super::block::{THREADS, TILE_LOG};
 use super::pass::{
-    FLAG_INVERSE, FLAG_INVERSE2, FLAG_POINTWISE, FLAG_RADIX2, FLAG_SCALE_ON_LOAD, FLAG_SCATTER, FLAG_STAGE_TABLE,
+    FLAG_DIRECT_TWIDDLES, FLAG_INVERSE, FLAG_INVERSE2, FLAG_POINTWISE, FLAG_RADIX2, FLAG_SCALE_ON_LOAD, FLAG_SCATTER, FLAG_STAGE_TABLE,
     FLAG_SUBTRACT_OUT,
 };
 use super::tables::{Scale, TableLayout, HALF};
@@ -52,6 +52,8 @@ pub struct PassArgs {
     pub c: u64,
     pub out: u64,
     pub tw: u64,
+    /// 0, or the outer twiddles (see `pass::Pass::tw_outer`).
+    pub tw_outer: u64,
     pub scale_hi: u64,
     pub scale_lo: u64,
     pub log_n: u32,
@@ -96,6 +98,11 @@ pub struct Tables {
     /// The H step fuses passes across transforms ([`fuse`]); the same
     /// values either way.
     pub fused: bool,
+    /// Inter-pass twiddles from the direct tables where they exist
+    /// (`FLAG_DIRECT_TWIDDLES`), and the outermost pass's of a 2^`max_log`
+    /// transform from the outer twiddles if the layout has them, rather
+    /// than composed; the same values.
+    pub direct_twiddles: bool,
 }
 
 impl Tables {
@@ -114,7 +121,7 @@ impl Tables {
     }
 
     fn coset_forward(&self) -> (u64, u64) {
-        (self.at(TableLayout::G_HI), self.at(TableLayout::G_LO))
+        (self.at(self.layout.g_hi()), self.at(TableLayout::G_LO))
     }
 }
 
@@ -189,6 +196,12 @@ fn transform(
             c: 0,
             out: 0,
             tw: tables.at(TableLayout::TW_LO),
+            tw_outer: match tables.layout.outer_twiddles() {
+                Some(at) if tables.direct_twiddles && log_rem == tables.layout.max_log && log_r == tables.layout.outer_bits() && log_rem > log_r => {
+                    tables.at(at)
+                }
+                _ => 0,
+            },
             scale_hi: 0,
             scale_lo: 0,
             log_n,
@@ -198,7 +211,8 @@ fn transform(
             out_len: 0,
             flags: if inverse { FLAG_INVERSE } else { 0 }
                 | if tables.stage_table { FLAG_STAGE_TABLE } else { 0 }
-                | if tables.radix2 { FLAG_RADIX2 } else { 0 },
+                | if tables.radix2 { FLAG_RADIX2 } else { 0 }
+                | if tables.direct_twiddles { FLAG_DIRECT_TWIDDLES } else { 0 },
         };
         if first {
             if let Some(v) = ends.valid {
@@ -283,7 +297,7 @@ pub fn fuse(x: &PassArgs, y: &PassArgs) -> PassArgs {
         (PassKind::Dit, PassKind::Dif) => PassKind::DitDif,
         _ => panic!("fuse: a DIF and a DIT pass, not {:?} and {:?}", x.kind, y.kind),
     };
-    let same = (x.data, x.log_n, x.log_rem, x.log_r) == (y.data, y.log_n, y.log_rem, y.log_r);
+    let same = (x.data, x.log_n, x.log_rem, x.log_r, x.tw_outer) == (y.data, y.log_n, y.log_rem, y.log_r, y.tw_outer);
     assert!(same, "fuse: different data or geometry");
     assert!(kind != PassKind::DifDit || x.log_rem == x.log_r, "fuse: a twiddled DIF pass first");
     assert!(x.flags & (FLAG_SCATTER | FLAG_POINTWISE) == 0, "fuse: x scatters or is pointwise");
@@ -299,7 +313,7 @@ pub fn fuse(x: &PassArgs, y: &PassArgs) -> PassArgs {
         x.scale_hi == 0 || y.flags & FLAG_POINTWISE == 0,
         "fuse: one middle extra"
     );
-    let options = FLAG_STAGE_TABLE | FLAG_RADIX2;
+    let options = FLAG_STAGE_TABLE | FLAG_RADIX2 | FLAG_DIRECT_TWIDDLES;
     assert_eq!(x.flags & options, y.flags & options, "fuse: different stage options");
     PassArgs {
         kind,

@@ -18,6 +18,18 @@
 //!   densely (16 KiB, and `STAGE_INV` the inverse powers), so a pass that
 //!   reads them there ([`super::pass::FLAG_STAGE_TABLE`]) touches 128 cache
 //!   lines instead of 512 lines spread over the 2 MiB of `TW_HI`.
+//! * Direct twiddles: for `17 <= L <= 20` (up to the layout's `max_log`),
+//!   every power `ω_L^e`, `e < 2^L`, and every `ω_L^-e`, so the
+//!   inter-pass twiddles of a pass with `log_rem = L` (the middle pass of
+//!   2^26 … 2^30, the first of 2^17 … 2^20) take one lookup instead of two
+//!   and a multiplication; below 17 `TW_HI` alone serves, above 20 the
+//!   tables would outgrow the L2 cache (126 MB in all at 20).
+//! * Outer twiddles (layouts for `2^21 … 2^28`, see
+//!   [`TableLayout::with_outer`]): the inter-pass twiddles of the outermost
+//!   pass of a 2^`max_log` transform, in the order the pass reads its
+//!   elements (`T[t·S + low] = ω^(low·bitrev(t))`, forward then inverse):
+//!   one streamed, coalesced load instead of two lookups and a
+//!   multiplication, for `2·2^max_log` elements of VRAM (8 GiB at 2^27).
 //! * Scales: the coset and inverse transforms multiply element `k`
 //!   (natural index) by `c · h^k` for `h ∈ {g, g⁻¹}` (g = 7, bellperson's
 //!   `MULTIPLICATIVE_GENERATOR`) and a constant `c`: computed as
@@ -37,6 +49,30 @@ pub const MAX_LOG: u32 = 31;
 /// entries of each (the forward one, then the inverse one).
 pub const STAGE_FROM_TW: u32 = 4 * HALF;
 pub const STAGE_COUNT: u32 = 512;
+
+/// Sizes `2^L` with direct twiddle tables, and their offset from `TW_LO`:
+/// for each `L` from `DIRECT_MIN` up, `2^L` forward then `2^L` inverse powers.
+pub const DIRECT_MIN: u32 = 17;
+pub const DIRECT_MAX: u32 = 20;
+pub const DIRECT_FROM_TW: u32 = STAGE_FROM_TW + 2 * STAGE_COUNT;
+
+/// Offset from `TW_LO` of `ω_L^e` (`ω_L^-e` if `inverse`), `e < 2^L`,
+/// `DIRECT_MIN <= L <= DIRECT_MAX`.
+#[inline(always)]
+pub const fn direct_at(log_len: u32, e: u32, inverse: bool) -> u32 {
+    let len = 1 << log_len;
+    DIRECT_FROM_TW + 2 * (len - (1 << DIRECT_MIN)) + if inverse { len } else { 0 } + e
+}
+
+/// Elements of the direct tables for a layout of domains up to 2^`max_log`.
+pub const fn direct_entries(max_log: u32) -> u32 {
+    if max_log < DIRECT_MIN {
+        0
+    } else {
+        let top = if max_log < DIRECT_MAX { max_log } else { DIRECT_MAX };
+        direct_at(top + 1, 0, false) - DIRECT_FROM_TW
+    }
+}
 
 /// `ROOT_OF_UNITY` of blstrs (a primitive 2^32-th root of unity), in
 /// Montgomery form.
@@ -81,6 +117,8 @@ pub const fn hi_count(log_n: u32) -> u32 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TableLayout {
     pub max_log: u32,
+    /// Holds the outer twiddles of 2^`max_log` transforms.
+    pub outer: bool,
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
@@ -111,19 +149,53 @@ impl TableLayout {
     /// `ψ^k` and `ψ^-k` for the 1024-th root ψ, `k < 512`.
     pub const STAGE: u32 = STAGE_FROM_TW;
     pub const STAGE_INV: u32 = STAGE_FROM_TW + STAGE_COUNT;
-    /// `g^(j·2^16)` for `j < hi_count(max_log)` (coset forward, no constant).
-    pub const G_HI: u32 = STAGE_FROM_TW + 2 * STAGE_COUNT;
+    /// The direct twiddles (see the module docs).
+    pub const DIRECT: u32 = DIRECT_FROM_TW;
 
+    /// `g^(j·2^16)` for `j < hi_count(max_log)` (coset forward, no constant).
+    pub const fn g_hi(&self) -> u32 {
+        Self::DIRECT + direct_entries(self.max_log)
+    }
+
+    /// Tables for domains up to 2^`max_log`, with the outer twiddles from
+    /// 2^21 (below, the direct tables serve every pass) to 2^28 (above,
+    /// offsets would pass `u32`).
+    ///
     /// # Panics
     /// If `max_log > MAX_LOG` (host-side construction only).
     pub const fn new(max_log: u32) -> Self {
+        Self::with_outer(max_log, max_log >= 21 && max_log <= 28)
+    }
+
+    /// [`Self::new`] with the outer twiddles chosen (2^`max_log` ≥ 2^11,
+    /// i.e. more than one pass, and ≤ 2^28).
+    ///
+    /// # Panics
+    /// If `max_log > MAX_LOG`, or `outer` for a size without them.
+    pub const fn with_outer(max_log: u32, outer: bool) -> Self {
         assert!(max_log <= MAX_LOG, "NTT tables support domains up to 2^31");
-        TableLayout { max_log }
+        assert!(!outer || (max_log > super::block::TILE_LOG && max_log <= 28), "outer twiddles need 2^11 … 2^28");
+        TableLayout { max_log, outer }
+    }
+
+    /// Bits of the outermost pass of a 2^`max_log` transform at the most
+    /// bits per pass (what the outer twiddles are laid out for).
+    pub fn outer_bits(&self) -> u32 {
+        super::plan::pass_bits(self.max_log, super::plan::MAX_PASS_BITS).next().unwrap_or(0)
+    }
+
+    /// The outer twiddles (forward, then inverse), if the layout has them.
+    pub const fn outer_twiddles(&self) -> Option<u32> {
+        if self.outer {
+            Some(self.per_size(self.max_log + 1))
+        } else {
+            None
+        }
     }
 
     /// First entry of the per-size tables of a 2^`log_n` domain.
     const fn per_size(&self, log_n: u32) -> u32 {
-        let mut at = Self::G_HI + hi_count(self.max_log);
+        let mut at = self.g_hi() + hi_count(self.max_log);
         let mut l = 0;
         while l < log_n {
             at += 2 + 3 * hi_count(l);
@@ -147,7 +219,7 @@ impl TableLayout {
 
     /// Total Fr elements of the table buffer.
     pub const fn entries(&self) -> u32 {
-        self.per_size(self.max_log + 1)
+        self.per_size(self.max_log + 1) + if self.outer { 2 << self.max_log } else { 0 }
     }
 
     /// Total `u64` words of the table buffer.
@@ -202,8 +274,23 @@ impl TableLayout {
             base: g_inv,
             first: one,
         });
+        for log_len in DIRECT_MIN..=self.max_log.min(DIRECT_MAX) {
+            let w = omega(log_len);
+            f(Job {
+                offset: direct_at(log_len, 0, false),
+                count: 1 << log_len,
+                base: w,
+                first: one,
+            });
+            f(Job {
+                offset: direct_at(log_len, 0, true),
+                count: 1 << log_len,
+                base: w.inverse(),
+                first: one,
+            });
+        }
         f(Job {
-            offset: Self::G_HI,
+            offset: self.g_hi(),
             count: hi_count(self.max_log),
             base: pow16(g),
             first: one,
@@ -246,6 +333,22 @@ impl TableLayout {
             });
             g_pow_n = g_pow_n.square();
             n_inv = n_inv * two_inv;
+        }
+        if let Some(at) = self.outer_twiddles() {
+            // Row t of the outermost pass: ω^(low·bitrev(t)) for every low.
+            let r = self.outer_bits();
+            let s = self.max_log - r;
+            let w = omega(self.max_log);
+            for (inverse, base) in [(false, w), (true, w.inverse())] {
+                for t in 0..1u32 << r {
+                    f(Job {
+                        offset: at + if inverse { 1 << self.max_log } else { 0 } + (t << s),
+                        count: 1 << s,
+                        base: pow_u32(base, super::pass::bitrev(t, r)),
+                        first: one,
+                    });
+                }
+            }
         }
     }
 }
