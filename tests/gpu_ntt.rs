@@ -189,6 +189,35 @@ fn h_step_matches_cpu_h() {
     }
 }
 
+/// Tables for 2^21, the smallest layout with outer twiddles (2^21 in
+/// 7 + 7 + 7 bits): every transform and the H step at 2^21 read them in
+/// their outermost passes (the fused DIT/DIF pass included); the compact
+/// layout composes instead. Both equal bellperson.
+#[test]
+fn outer_twiddles_at_2_21() {
+    let Some(gpu) = common::gpu_or_skip("outer_twiddles_at_2_21") else { return };
+    let mut rng = common::rng();
+    let worker = Worker::new();
+    let x = random_scalars(&mut rng, 1 << 21);
+    let expected: Vec<Vec<Scalar>> = ALL.iter().map(|&(dir, coset)| bellperson(&x, dir, coset, &worker)).collect();
+    let n = (1 << 21) - 7;
+    let (a, b, c) = (random_scalars(&mut rng, n), random_scalars(&mut rng, n), random_scalars(&mut rng, n));
+    let expected_h = cuzk::cpu::h::h_coefficients(a.clone(), b.clone(), c.clone()).expect("CPU H");
+    for outer in [true, false] {
+        let layout = GpuNtt::layout(21, outer).unwrap();
+        assert_eq!(layout.outer, outer);
+        let ntt = GpuNtt::with_layout(&gpu, layout).expect("NTT tables");
+        for (&(dir, coset), expected) in ALL.iter().zip(&expected) {
+            for order in [Order::NaturalToBitrev, Order::BitrevToNatural] {
+                let got = gpu_ntt(&ntt, &gpu, &x, dir, order, coset);
+                assert_same(&got, expected, &format!("2^21 {dir:?} coset={coset} {order:?}, outer twiddles {outer}"));
+            }
+        }
+        let got = ntt.h_blocking(&gpu, &a, &b, &c).expect("GPU H");
+        assert_same(&got, &expected_h, &format!("H for n = {n}, outer twiddles {outer}"));
+    }
+}
+
 /// The H step as the prover will call it: a, b, c back to back in one
 /// device buffer (like a worker slot), the output in another with a guard
 /// element after it, on a non-blocking stream.
