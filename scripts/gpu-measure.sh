@@ -42,6 +42,8 @@ if want ntt; then
   .gpu/bin/bench-gpu_ntt 2>&1 | tee "$out/bench-ntt.txt"
   .gpu/bin/bench-gpu_ntt --composed-twiddles 24 27 2>&1 | tee -a "$out/bench-ntt.txt"
   .gpu/bin/bench-gpu_ntt --radix2 24 27 2>&1 | tee -a "$out/bench-ntt.txt"
+  .gpu/bin/bench-gpu_ntt --composed-outer 26 27 2>&1 | tee -a "$out/bench-ntt.txt"
+  .gpu/bin/bench-gpu_ntt --unfused 27 2>&1 | tee -a "$out/bench-ntt.txt"
   echo "ntt done at $(( $(date +%s) - t0 )) s"
 fi
 if want ntt-variants; then
