@@ -198,9 +198,10 @@ impl GpuEngine {
             gpu.bind()?;
             let (free, _) = cust::memory::mem_get_info().map_err(|e| gpu_err("cuMemGetInfo", e))?;
             if budget.total() > free {
+                let compact = if ntt_layout.outer { ", ntt_outer_twiddles = false" } else { "" };
                 return Err(ProverError::Config(format!(
                     "GPU {} has {} of VRAM free; the parameters and {} worker(s) need {budget} \
-                     (use fewer workers_per_device or a GPU with more memory)",
+                     (use fewer workers_per_device{compact} or a GPU with more memory)",
                     gpu.ordinal,
                     gib(free),
                     config.workers_per_device
