@@ -307,6 +307,12 @@ pub unsafe fn run<const DIT: bool, const FUSED: bool>(p: &Pass, tile: Tile) {
             sh.place(blk, f, p.log_rem)
         }
     };
+    // The inter-pass twiddle of the element at row `t`, tile column `c`,
+    // global position `pos`.
+    let inter_twiddle = |blk: u32, t: u32, c: u32, pos: u32, inverse: bool| {
+        let low = ((blk << sh.log_c) | c) & low_mask;
+        inter_pass_twiddle(p, pos, low * bitrev(t, sh.r), inverse, direct)
+    };
 
     for blk in block_ids(1 << (p.log_n - sh.log_tile)) {
         // Global -> tile. Each thread issues all its loads first, so they
@@ -328,33 +334,22 @@ pub unsafe fn run<const DIT: bool, const FUSED: bool>(p: &Pass, tile: Tile) {
                 }
             });
         }
-        // The input-side extras, on the thread's own tile elements (so no
-        // barrier is needed), one element at a time: unrolled, the table
-        // lookups of all elements would be hoisted and cost registers,
-        // i.e. occupancy.
+        // The input-side extras.
         if (!FUSED && pointwise) || scale_on_load || (DIT && twiddled) {
-            for tid in threads() {
-                let mut f = tid;
-                while f < sh.tile {
-                    let (t, c, pos) = src(blk, f);
-                    let i = (t << sh.log_c) | c;
-                    let mut v = tile.load(i);
-                    if !FUSED && pointwise && pos < p.valid {
-                        v = product(p, v, pos);
-                    }
-                    if scale_on_load {
-                        // Natural index: DIF input is natural, DIT input bit-reversed.
-                        let k = if DIT { bitrev(pos, p.log_n) } else { pos };
-                        v = v * scale(p, k);
-                    }
-                    if DIT && twiddled {
-                        let low = ((blk << sh.log_c) | c) & low_mask;
-                        v = v * inter_pass_twiddle(p, pos, low * bitrev(t, sh.r), inverse, direct);
-                    }
-                    tile.store(i, &v);
-                    f += THREADS;
+            update_own(tile, sh, |f| src(blk, f), |t, c, pos, mut v| {
+                if !FUSED && pointwise && pos < p.valid {
+                    v = product(p, v, pos);
                 }
-            }
+                if scale_on_load {
+                    // Natural index: DIF input is natural, DIT input bit-reversed.
+                    let k = if DIT { bitrev(pos, p.log_n) } else { pos };
+                    v = v * scale(p, k);
+                }
+                if DIT && twiddled {
+                    v = v * inter_twiddle(blk, t, c, pos, inverse);
+                }
+                v
+            });
         }
         sync();
         stages(p, tile, sh, DIT, inverse, dense, radix4);
@@ -363,24 +358,17 @@ pub unsafe fn run<const DIT: bool, const FUSED: bool>(p: &Pass, tile: Tile) {
             // The middle extras, between the two halves' stages: the first
             // half's output is in place, so positions are as loaded.
             if scaled || pointwise {
-                for tid in threads() {
-                    let mut f = tid;
-                    while f < sh.tile {
-                        let (t, c, pos) = sh.place(blk, f, p.log_rem);
-                        let i = (t << sh.log_c) | c;
-                        let mut v = tile.load(i);
-                        if scaled {
-                            // The finished first transform's natural index.
-                            let k = if DIT { pos } else { bitrev(pos, p.log_n) };
-                            v = v * scale(p, k);
-                        }
-                        if pointwise {
-                            v = product(p, v, pos);
-                        }
-                        tile.store(i, &v);
-                        f += THREADS;
+                update_own(tile, sh, |f| sh.place(blk, f, p.log_rem), |_, _, pos, mut v| {
+                    if scaled {
+                        // The finished first transform's natural index.
+                        let k = if DIT { pos } else { bitrev(pos, p.log_n) };
+                        v = v * scale(p, k);
                     }
-                }
+                    if pointwise {
+                        v = product(p, v, pos);
+                    }
+                    v
+                });
                 sync();
             }
             stages(p, tile, sh, last_dit, last_inverse, dense, radix4);
@@ -395,8 +383,7 @@ pub unsafe fn run<const DIT: bool, const FUSED: bool>(p: &Pass, tile: Tile) {
                 let (t, c, pos) = dst(blk, f);
                 let mut v = tile.load((t << sh.log_c) | c);
                 if !last_dit && twiddled {
-                    let low = ((blk << sh.log_c) | c) & low_mask;
-                    v = v * inter_pass_twiddle(p, pos, low * bitrev(t, sh.r), last_inverse, direct);
+                    v = v * inter_twiddle(blk, t, c, pos, last_inverse);
                 }
                 if scatter {
                     if pos < p.out_len {
@@ -422,6 +409,24 @@ pub unsafe fn run<const DIT: bool, const FUSED: bool>(p: &Pass, tile: Tile) {
         }
         // The next block (host only) reuses the tile.
         sync();
+    }
+}
+
+/// Replaces each of the calling thread's own tile elements `v` by
+/// `op(row, column, position, v)`, `place` mapping tile element `f` to its
+/// row, column and global position. Only the thread's own elements, so no
+/// barrier is needed; one at a time: unrolled, the table lookups of all
+/// elements would be hoisted and cost registers, i.e. occupancy.
+#[inline(always)]
+unsafe fn update_own(tile: Tile, sh: Shape, place: impl Fn(u32) -> (u32, u32, u32), mut op: impl FnMut(u32, u32, u32, Fr) -> Fr) {
+    for tid in threads() {
+        let mut f = tid;
+        while f < sh.tile {
+            let (t, c, pos) = place(f);
+            let i = (t << sh.log_c) | c;
+            tile.store(i, &op(t, c, pos, tile.load(i)));
+            f += THREADS;
+        }
     }
 }
 
