@@ -3,16 +3,16 @@
 //! of 11. Without a GPU it prints why and exits 0.
 //!
 //! Usage: `bench-gpu_ntt [--max-bits N] [--composed-twiddles] [--radix2]
-//! [--unfused] [--composed-outer] [--module FILE] [LOG_SIZE...]` (default sizes 20, 24, 26, 27;
-//! `--max-bits` caps the radix-2 stages per pass, default 10;
+//! [--unfused] [--composed-outer] [--module FILE] [LOG_SIZE...]` (default
+//! sizes 20, 24, 26, 27; `--max-bits` caps the radix-2 stages per pass,
+//! default 10;
 //! `--composed-twiddles` composes the stages' twiddles from the power tables
 //! instead of the dense stage table; `--radix2` runs every stage as its own
 //! phase instead of pairing stages as radix-4 phases; `--unfused` runs the H
 //! step without fused passes across transforms; `--composed-outer` composes
-//! every inter-pass twiddle instead of reading the direct tables;
-//! `--module` replaces the
-//! embedded kernels by a PTX or cubin holding at least the NTT kernels, e.g.
-//! a register-cap variant).
+//! every inter-pass twiddle instead of reading the direct and outer tables;
+//! `--module` replaces the embedded kernels by a PTX or cubin holding at
+//! least the NTT kernels, e.g. a register-cap variant).
 
 use cust::event::{Event, EventFlags};
 use cust::memory::DeviceBuffer;

@@ -1,6 +1,6 @@
 //! NTT kernels: the two pass kernels every transform is made of, the two
-//! fused ones the H step uses, and the table generator. See `crate::ntt` for the design and `crate::ntt::plan`
-//! for how launches are sequenced.
+//! fused ones the H step uses, and the table generator. See `crate::ntt`
+//! for the design and `crate::ntt::plan` for how launches are sequenced.
 
 // Kernel parameters are flat scalars and pointers, by design.
 #![allow(clippy::too_many_arguments)]

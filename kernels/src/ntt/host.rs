@@ -1,9 +1,8 @@
 //! Running schedules on the host with the host build of the kernels: for
 //! tests (CI has no GPU) and as a reference of what the GPU executes.
 
-use super::plan::PassArgs;
+use super::plan::{PassArgs, PassKind};
 use super::tables::TableLayout;
-use super::plan::PassKind;
 use crate::gpu::ntt::{ntt_dif_dit_pass, ntt_dif_pass, ntt_dit_dif_pass, ntt_dit_pass, ntt_powers};
 
 /// Runs one pass launch on the host.

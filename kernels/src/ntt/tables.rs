@@ -276,18 +276,14 @@ impl TableLayout {
         });
         for log_len in DIRECT_MIN..=self.max_log.min(DIRECT_MAX) {
             let w = omega(log_len);
-            f(Job {
-                offset: direct_at(log_len, 0, false),
-                count: 1 << log_len,
-                base: w,
-                first: one,
-            });
-            f(Job {
-                offset: direct_at(log_len, 0, true),
-                count: 1 << log_len,
-                base: w.inverse(),
-                first: one,
-            });
+            for (inverse, base) in [(false, w), (true, w.inverse())] {
+                f(Job {
+                    offset: direct_at(log_len, 0, inverse),
+                    count: 1 << log_len,
+                    base,
+                    first: one,
+                });
+            }
         }
         f(Job {
             offset: self.g_hi(),
