@@ -39,9 +39,14 @@ def words32(limbs):
     return out
 
 
-def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False):
+def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=False):
     """One asm block. `special`: use the r-shaped reduction (see
     `r_shaped`) when the modulus allows it; False keeps the generic v2 one.
+
+    `lazy`: no final conditional subtraction; a < 2p and b < p are allowed
+    and the result is < 2p (congruent to a*b/R): with a < 2p the running
+    value stays below 3p*2^32 (n+1 words) and the end value below
+    ab/R + p < 2p*p/R + p < 2p, which needs 2p < 2^(32n) (r: 0.91*2^256).
 
     `square`: a*a with each cross product a_i*a_j (i < j) computed once.
     Round i adds row i, a_i * (a_i, 2a_{i+1}, 2a_{i+2}, ...) at relative
@@ -207,61 +212,93 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False):
         ops.append(f"addc.cc.u32 {R[k]}, {R[k]}, {Y[k - 1]};")
     ops.append(f"addc.u32 {R[n]}, {R[n]}, {Y[n - 1]};")
     R = R[1:]
-    S = Y  # free now
-    ops.append(f"sub.cc.u32 {S[0]}, {R[0]}, {P[0]};")
-    for k in range(1, n):
-        ops.append(f"subc.cc.u32 {S[k]}, {R[k]}, {P[k]};")
-    ops.append(f"subc.u32 {m}, 0, 0;")
-    ops.append(f"setp.eq.u32 czp, {m}, 0;")
-    for k in range(n):
-        ops.append(f"selp.u32 {{r{k}}}, {S[k]}, {R[k]}, czp;")
+    if lazy:
+        assert 2 * sum(w << (32 * i) for i, w in enumerate(p)) < 2 ** (32 * n)
+        for k in range(n):
+            ops.append(f"mov.u32 {{r{k}}}, {R[k]};")
+    else:
+        S = Y  # free now
+        ops.append(f"sub.cc.u32 {S[0]}, {R[0]}, {P[0]};")
+        for k in range(1, n):
+            ops.append(f"subc.cc.u32 {S[k]}, {R[k]}, {P[k]};")
+        ops.append(f"subc.u32 {m}, 0, 0;")
+        ops.append(f"setp.eq.u32 czp, {m}, 0;")
+        for k in range(n):
+            ops.append(f"selp.u32 {{r{k}}}, {S[k]}, {R[k]}, czp;")
 
     decl = f".reg .u32 {', '.join(regs)};"
-    lines = ["{{", decl, ".reg .pred czp;"] + ops + ["}}"]
+    lines = ["{{", decl] + ([] if lazy else [".reg .pred czp;"]) + ops + ["}}"]
     operands = ["a"] if square else ["a", "b"]
     if square:
         doc = (f"/// Montgomery square for `{name}` on 32-bit words (see `gen_mul(square=True)`\n"
                f"/// in the generator), equal to `{name}_mont_mul(a, a)`.")
+    elif lazy:
+        doc = (f"/// Montgomery product for `{name}` without the final subtraction: `a < 2p`,\n"
+               f"/// `b < p`, result `< 2p` (see `gen_mul(lazy=True)` in the generator).")
     else:
         doc_extra = "; r-shaped reduction" if r_shaped else ("; generic reduction" if name == "fr" else "")
         doc = f"/// Montgomery product for `{name}` on 32-bit words (see the module docs){doc_extra}."
     return wrapper(fn_name, len(limbs), operands, lines, doc)
 
-def gen_addsub(name, limbs, sub):
+def gen_addsub(name, limbs, sub, lazy=False):
     """`a + b mod p` (one carry chain, then p subtracted unless that
     borrows) or `a - b mod p` (one borrow chain, then p masked by the borrow
     added back), for reduced a, b: one asm block on 32-bit words, instead of
     the u64 code's per-limb carries (LLVM splits each `adc` into two 64-bit
-    carry pairs). a + b < 2p < 2^(32n): the top word cannot carry out."""
+    carry pairs). a + b < 2p < 2^(32n): the top word cannot carry out.
+
+    `lazy`: the same with 2p in place of p, for a, b < 2p (results < 2p,
+    congruent mod p). Then a + b < 4p can carry out of the top word: the
+    carry k joins the borrow word (m = k - borrow), and the sum is kept
+    only when m is all ones (no carry and 2p not subtractable)."""
     n = 2 * len(limbs)
-    P = [f"0x{w:08x}" for w in words32(limbs)]
+    p = sum(w << (64 * i) for i, w in enumerate(limbs))
+    if lazy:
+        assert 2 * p < 2 ** (32 * n)
+        p *= 2
+    P = [f"0x{(p >> (32 * i)) & 0xFFFFFFFF:08x}" for i in range(n)]
     A = [f"{{a{i}}}" for i in range(n)]
     B = [f"{{b{i}}}" for i in range(n)]
     S = [f"cz{i}" for i in range(n)]
     T = [f"cz{n + i}" for i in range(n)]
     m = f"cz{2 * n}"
+    k = f"cz{2 * n + 1}"
     ops = []
     if sub:
         ops.append(f"sub.cc.u32 {S[0]}, {A[0]}, {B[0]};")
-        ops += [f"subc.cc.u32 {S[k]}, {A[k]}, {B[k]};" for k in range(1, n)]
+        ops += [f"subc.cc.u32 {S[i]}, {A[i]}, {B[i]};" for i in range(1, n)]
         ops.append(f"subc.u32 {m}, 0, 0;")
-        ops += [f"and.b32 {T[k]}, {m}, {P[k]};" for k in range(n)]
+        ops += [f"and.b32 {T[i]}, {m}, {P[i]};" for i in range(n)]
         ops.append(f"add.cc.u32 {{r0}}, {S[0]}, {T[0]};")
-        ops += [f"addc.cc.u32 {{r{k}}}, {S[k]}, {T[k]};" for k in range(1, n - 1)]
+        ops += [f"addc.cc.u32 {{r{i}}}, {S[i]}, {T[i]};" for i in range(1, n - 1)]
         ops.append(f"addc.u32 {{r{n - 1}}}, {S[n - 1]}, {T[n - 1]};")
     else:
         ops.append(f"add.cc.u32 {S[0]}, {A[0]}, {B[0]};")
-        ops += [f"addc.cc.u32 {S[k]}, {A[k]}, {B[k]};" for k in range(1, n - 1)]
-        ops.append(f"addc.u32 {S[n - 1]}, {A[n - 1]}, {B[n - 1]};")
+        ops += [f"addc.cc.u32 {S[i]}, {A[i]}, {B[i]};" for i in range(1, n - 1)]
+        if lazy:
+            ops.append(f"addc.cc.u32 {S[n - 1]}, {A[n - 1]}, {B[n - 1]};")
+            ops.append(f"addc.u32 {k}, 0, 0;")
+        else:
+            ops.append(f"addc.u32 {S[n - 1]}, {A[n - 1]}, {B[n - 1]};")
         ops.append(f"sub.cc.u32 {T[0]}, {S[0]}, {P[0]};")
-        ops += [f"subc.cc.u32 {T[k]}, {S[k]}, {P[k]};" for k in range(1, n)]
-        ops.append(f"subc.u32 {m}, 0, 0;")
-        ops.append(f"setp.eq.u32 czp, {m}, 0;")
-        ops += [f"selp.u32 {{r{k}}}, {T[k]}, {S[k]}, czp;" for k in range(n)]
-    regs = S + T + [m]
+        ops += [f"subc.cc.u32 {T[i]}, {S[i]}, {P[i]};" for i in range(1, n)]
+        if lazy:
+            ops.append(f"subc.u32 {m}, {k}, 0;")
+            ops.append(f"setp.ne.u32 czp, {m}, 0xffffffff;")
+        else:
+            ops.append(f"subc.u32 {m}, 0, 0;")
+            ops.append(f"setp.eq.u32 czp, {m}, 0;")
+        ops += [f"selp.u32 {{r{i}}}, {T[i]}, {S[i]}, czp;" for i in range(n)]
+    regs = S + T + [m] + ([k] if lazy and not sub else [])
     lines = ["{{", f".reg .u32 {', '.join(regs)};"] + ([] if sub else [".reg .pred czp;"]) + ops + ["}}"]
-    return wrapper(f"{name}_{'sub' if sub else 'add'}", len(limbs), ["a", "b"], lines,
-                   f"/// `a {'-' if sub else '+'} b mod p` for `{name}` on 32-bit words (see `gen_addsub` in the generator).")
+    op = "-" if sub else "+"
+    fn = f"{name}_{'sub' if sub else 'add'}{'_lazy' if lazy else ''}"
+    if lazy:
+        doc = (f"/// `a {op} b` for `{name}` with `a, b < 2p`, result `< 2p` (congruent mod p;\n"
+               f"/// see `gen_addsub(lazy=True)` in the generator).")
+    else:
+        doc = f"/// `a {op} b mod p` for `{name}` on 32-bit words (see `gen_addsub` in the generator)."
+    return wrapper(fn, len(limbs), ["a", "b"], lines, doc)
 
 
 def wrapper(fn_name, l64, operands, lines, doc):
@@ -374,6 +411,8 @@ def emulate(ops, env):
             env[args[0]] = min(val(args[1]), val(args[2]))
         elif ins == "setp.eq.u32":
             env[args[0]] = val(args[1]) == val(args[2])
+        elif ins == "setp.ne.u32":
+            env[args[0]] = val(args[1]) != val(args[2])
         elif ins == "selp.u32":
             env[args[0]] = val(args[1]) if env[args[3]] else val(args[2])
         else:
@@ -382,9 +421,12 @@ def emulate(ops, env):
 
 
 # What is generated: (field, function, r-shaped reduction where the modulus
-# allows it?, square?).
-VARIANTS = [("fr", "fr_mont_mul", True, False), ("fp", "fp_mont_mul", True, False),
-            ("fr", "fr_mont_sqr", True, True), ("fp", "fp_mont_sqr", True, True)]
+# allows it?, square?, lazy?).
+VARIANTS = [("fr", "fr_mont_mul", True, False, False), ("fp", "fp_mont_mul", True, False, False),
+            ("fr", "fr_mont_sqr", True, True, False), ("fp", "fp_mont_sqr", True, True, False),
+            ("fr", "fr_mont_mul_lazy", True, False, True)]
+# Additions without the full reduction, for the NTT's butterflies.
+LAZY_ADDSUB = ["fr"]
 
 
 def asm_ops(src):
@@ -429,9 +471,9 @@ def forced_b(a, p, m0, n, targets, rng):
 def selftest():
     import random
     rng = random.Random(0x5EED)
-    for name, fn, special, square in VARIANTS:
+    for name, fn, special, square, lazy in VARIANTS:
         limbs, inv = FIELDS[name]
-        ops = asm_ops(gen_mul(name, limbs, inv, fn, special, square))
+        ops = asm_ops(gen_mul(name, limbs, inv, fn, special, square, lazy))
         n = 2 * len(limbs)
         p = sum(w << (64 * i) for i, w in enumerate(limbs))
         m0 = inv & 0xFFFFFFFF
@@ -468,6 +510,11 @@ def selftest():
         if square:
             # A square's rounds depend on a alone: use each case's operands.
             cases = [(x, x) for pair in cases for x in pair]
+        if not square:
+            # a < 2p (the NTT's lazily reduced values): the result is < 2p
+            # lazily, reduced otherwise. Edge and patterned cases with a + p,
+            # and a = 2p - 1.
+            cases += [(x + p, y) for x, y in cases[:6000]] + [(2 * p - 1, y) for _, y in cases[:1000]]
         hits = {"X0 = 0": 0, "X0 = 2^32-1": 0}
         for x, y in cases:
             for x0 in reference_x0s(x, y, p, m0, n):
@@ -481,7 +528,10 @@ def selftest():
             env = emulate(ops, env)
             got = sum(env[f"{{r{i}}}"] << (32 * i) for i in range(n))
             want = x * y * rinv % p
-            assert got == want, (fn, hex(x), hex(y), hex(got), hex(want))
+            if lazy:
+                assert got < 2 * p and got % p == want, (fn, hex(x), hex(y), hex(got), hex(want))
+            else:
+                assert got == want, (fn, hex(x), hex(y), hex(got), hex(want))
         # Rounds can only be forced through a free b: squares rely on the
         # random and patterned cases (the reduction is the multiplication's).
         assert square or all(hits.values()), hits
@@ -492,16 +542,21 @@ def selftest():
 def selftest_addsub():
     import random
     rng = random.Random(0xADD5)
-    for name, (limbs, _) in FIELDS.items():
+    runs = [(name, False) for name in FIELDS] + [(name, True) for name in LAZY_ADDSUB]
+    for name, lazy in runs:
+        limbs = FIELDS[name][0]
         n = 2 * len(limbs)
         p = sum(w << (64 * i) for i, w in enumerate(limbs))
+        top = 2 * p if lazy else p  # operands are below this
         edges = [0, 1, 2, p - 1, p - 2, (p - 1) // 2, (p + 1) // 2, 2 ** 32 - 1, 2 ** 32, 2 ** 64 - 1,
                  p - 2 ** 32, sum(0xFFFFFFFF << (64 * i) for i in range(n // 2)) % p]
+        if lazy:
+            edges += [p, p + 1, 2 * p - 1, 2 * p - 2, 2 * p - 2 ** 32, 2 ** (32 * n) - 1 - p]
         cases = [(x, y) for x in edges for y in edges]
-        cases += [(x, p - x) for x in edges[1:]] + [(x, x) for x in edges]  # sums equal to p, equal operands
-        cases += [(rng.randrange(p), rng.randrange(p)) for _ in range(20000)]
+        cases += [(x, top - x) for x in edges[1:]] + [(x, x) for x in edges]  # sums equal to the bound, equal operands
+        cases += [(rng.randrange(top), rng.randrange(top)) for _ in range(20000)]
         for sub in (False, True):
-            ops = asm_ops(gen_addsub(name, limbs, sub))
+            ops = asm_ops(gen_addsub(name, limbs, sub, lazy))
             for x, y in cases:
                 env = {}
                 for i in range(n):
@@ -510,8 +565,12 @@ def selftest_addsub():
                 env = emulate(ops, env)
                 got = sum(env[f"{{r{i}}}"] << (32 * i) for i in range(n))
                 want = (x - y) % p if sub else (x + y) % p
-                assert got == want, (name, sub, hex(x), hex(y), hex(got), hex(want))
-            print(f"{name}_{'sub' if sub else 'add'}: {len(cases)} results match, {len(ops)} PTX instructions")
+                if lazy:
+                    assert got < 2 * p and got % p == want, (name, sub, hex(x), hex(y), hex(got), hex(want))
+                else:
+                    assert got == want, (name, sub, hex(x), hex(y), hex(got), hex(want))
+            print(f"{name}_{'sub' if sub else 'add'}{'_lazy' if lazy else ''}: {len(cases)} results match, "
+                  f"{len(ops)} PTX instructions")
 
 
 if __name__ == "__main__":
@@ -519,6 +578,8 @@ if __name__ == "__main__":
         selftest()
         selftest_addsub()
     else:
-        print(HEADER + "".join(gen_mul(f, *FIELDS[f], fn, special, square)
-                               for f, fn, special, square in VARIANTS)
-              + "".join(gen_addsub(f, FIELDS[f][0], sub) for f in FIELDS for sub in (False, True)), end="")
+        print(HEADER + "".join(gen_mul(f, *FIELDS[f], fn, special, square, lazy)
+                               for f, fn, special, square, lazy in VARIANTS)
+              + "".join(gen_addsub(f, FIELDS[f][0], sub) for f in FIELDS for sub in (False, True))
+              + "".join(gen_addsub(f, FIELDS[f][0], sub, True) for f in LAZY_ADDSUB for sub in (False, True)),
+              end="")

@@ -58,6 +58,34 @@ impl MontConfig<4> for FrConfig {
     fn mod_sub(a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
         super::ptx_montmul::fr_sub(a, b)
     }
+
+    /// The multiplication without its final subtraction.
+    #[cfg(all(target_arch = "nvptx64", not(cuzk_generic_mul)))]
+    #[inline(always)]
+    fn mont_mul_lazy(a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+        super::ptx_montmul::fr_mont_mul_lazy(a, b)
+    }
+
+    /// `fr_mont_mul` allows `a < 2p` (the generator's self-test checks it).
+    #[cfg(all(target_arch = "nvptx64", not(cuzk_generic_mul)))]
+    #[inline(always)]
+    fn mont_mul_from_lazy(a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+        super::ptx_montmul::fr_mont_mul(a, b)
+    }
+
+    /// One carry chain against `2r`.
+    #[cfg(all(target_arch = "nvptx64", not(cuzk_generic_mul)))]
+    #[inline(always)]
+    fn add_lazy(a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+        super::ptx_montmul::fr_add_lazy(a, b)
+    }
+
+    /// One borrow chain, `2r` added back on a borrow.
+    #[cfg(all(target_arch = "nvptx64", not(cuzk_generic_mul)))]
+    #[inline(always)]
+    fn sub_lazy(a: &[u64; 4], b: &[u64; 4]) -> [u64; 4] {
+        super::ptx_montmul::fr_sub_lazy(a, b)
+    }
 }
 
 /// Base field of BLS12-381, `p` (381 bits).
@@ -122,5 +150,7 @@ impl MontConfig<6> for FpConfig {
 
 /// Layout-compatible with `blstrs::Scalar`.
 pub type Fr = Mont<FrConfig, 4>;
+/// An `Fr` value kept below `2r` (see [`super::lazy`]).
+pub type FrLazy = super::lazy::Lazy<FrConfig, 4>;
 /// Layout-compatible with `blstrs::Fp`.
 pub type Fp = Mont<FpConfig, 6>;

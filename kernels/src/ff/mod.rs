@@ -4,12 +4,14 @@
 pub mod bls12_381;
 pub mod field;
 pub mod fp2;
+pub mod lazy;
 pub mod limbs;
 pub mod mont;
 #[cfg(target_arch = "nvptx64")]
 pub mod ptx_montmul;
 
-pub use bls12_381::{Fp, FpConfig, Fr, FrConfig};
+pub use bls12_381::{Fp, FpConfig, Fr, FrConfig, FrLazy};
 pub use field::Field;
 pub use fp2::Fp2;
+pub use lazy::Lazy;
 pub use mont::{Mont, MontConfig};

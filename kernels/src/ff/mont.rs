@@ -7,7 +7,7 @@ use core::ops::{Add, Mul, Neg, Sub};
 
 use super::field::Field;
 use super::limbs::{
-    add_limbs, eq_limbs, is_zero_limbs, mac, select, sub_limbs, sub_small, unrolled_for,
+    adc, add_limbs, eq_limbs, is_zero_limbs, mac, select, sub_limbs, sub_small, unrolled_for,
     MAX_UNROLLED_LIMBS,
 };
 use crate::mem::{load_array, load_array_readonly, store_array, Limbs};
@@ -70,6 +70,82 @@ pub trait MontConfig<const N: usize>: 'static {
         let (wrapped, _) = add_limbs(&diff, &Self::MODULUS);
         select(borrow != 0, &wrapped, &diff)
     }
+
+    /// `2p`, the bound of lazily reduced values ([`super::lazy::Lazy`]);
+    /// below `2^(64N)` by [`Self::SUPPORTED`].
+    const TWICE_MODULUS: [u64; N] = double_limbs(Self::MODULUS);
+
+    /// Montgomery product without the final subtraction: `a < 2p`, `b < p`,
+    /// result `< 2p` and congruent to `a·b/R`.
+    #[inline(always)]
+    fn mont_mul_lazy(a: &[u64; N], b: &[u64; N]) -> [u64; N] {
+        cios_mul_lazy(a, b, &Self::MODULUS, Self::INV)
+    }
+
+    /// The reduced Montgomery product of `a < 2p` and `b < p` (a target
+    /// whose `mont_mul` already allows `a < 2p` overrides it with that).
+    #[inline(always)]
+    fn mont_mul_from_lazy(a: &[u64; N], b: &[u64; N]) -> [u64; N] {
+        reduce_once(&Self::mont_mul_lazy(a, b), &Self::MODULUS)
+    }
+
+    /// `a + b` for `a, b < 2p`, result `< 2p`, congruent mod `p`.
+    #[inline(always)]
+    fn add_lazy(a: &[u64; N], b: &[u64; N]) -> [u64; N] {
+        // a + b < 4p may carry out of the top limb.
+        let (sum, carry) = add_limbs(a, b);
+        let (reduced, borrow) = sub_limbs(&sum, &Self::TWICE_MODULUS);
+        select(carry != 0 || borrow == 0, &reduced, &sum)
+    }
+
+    /// `a - b` for `a, b < 2p`, result `< 2p`, congruent mod `p`.
+    #[inline(always)]
+    fn sub_lazy(a: &[u64; N], b: &[u64; N]) -> [u64; N] {
+        let (diff, borrow) = sub_limbs(a, b);
+        let (wrapped, _) = add_limbs(&diff, &Self::TWICE_MODULUS);
+        select(borrow != 0, &wrapped, &diff)
+    }
+}
+
+/// `2a` for `a < 2^(64N − 1)`.
+const fn double_limbs<const N: usize>(a: [u64; N]) -> [u64; N] {
+    let mut out = [0u64; N];
+    let mut i = N;
+    while i > 0 {
+        i -= 1;
+        out[i] = a[i] << 1 | if i > 0 { a[i - 1] >> 63 } else { 0 };
+    }
+    out
+}
+
+/// CIOS Montgomery multiplication with one extra word of running value, for
+/// `a < 2p`, `b < p` (the no-carry form above could overflow there: its
+/// running value reaches `a + p`). No final subtraction: the result
+/// `(a·b + m·p)/R < 2p·p/R + p < 2p`.
+#[inline(always)]
+pub fn cios_mul_lazy<const N: usize>(a: &[u64; N], b: &[u64; N], p: &[u64; N], inv: u64) -> [u64; N] {
+    let mut t = [0u64; N];
+    let mut top = 0u64;
+    for i in 0..N {
+        let mut carry = 0;
+        for j in 0..N {
+            let (tj, c) = mac(t[j], a[j], b[i], carry);
+            t[j] = tj;
+            carry = c;
+        }
+        let (top_lo, top_hi) = adc(top, carry, 0);
+        let m = t[0].wrapping_mul(inv);
+        let (_, mut carry) = mac(t[0], m, p[0], 0);
+        for j in 1..N {
+            let (tj, c) = mac(t[j], m, p[j], carry);
+            t[j - 1] = tj;
+            carry = c;
+        }
+        let (last, c) = adc(top_lo, carry, 0);
+        t[N - 1] = last;
+        top = top_hi + c;
+    }
+    t
 }
 
 /// Coarsely Integrated Operand Scanning Montgomery multiplication, in the

@@ -25,7 +25,7 @@
 //! inline PTX. ptxas gives each kernel that references it its own 32 KiB.
 //! On the host the tile is an ordinary array owned by the caller.
 
-use crate::ff::Fr;
+use crate::ff::FrLazy;
 
 /// log2 of the elements one block holds in shared memory.
 pub const TILE_LOG: u32 = 10;
@@ -106,7 +106,8 @@ pub fn sync() {
     }
 }
 
-/// The block's tile of `TILE` field elements, stored as four planes of
+/// The block's tile of `TILE` field elements (lazily reduced: the stages
+/// add and multiply without full reductions, the store reduces), stored as four planes of
 /// limbs (limb `k` of element `i` at word `k * TILE + i`): threads reading
 /// consecutive elements hit consecutive 8-byte words, so accesses are free
 /// of bank conflicts.
@@ -147,7 +148,7 @@ impl Tile {
     /// # Safety
     /// `i < TILE`.
     #[inline(always)]
-    pub unsafe fn load(self, i: u32) -> Fr {
+    pub unsafe fn load(self, i: u32) -> FrLazy {
         #[cfg(target_arch = "nvptx64")]
         {
             let a = self.base + i * 8;
@@ -164,13 +165,13 @@ impl Tile {
                 l3 = out(reg64) l3,
                 options(readonly, nostack, preserves_flags)
             );
-            Fr::from_raw([l0, l1, l2, l3])
+            FrLazy::from_limbs([l0, l1, l2, l3])
         }
         #[cfg(not(target_arch = "nvptx64"))]
         {
             let p = self.words.add(i as usize);
             let t = TILE as usize;
-            Fr::from_raw([
+            FrLazy::from_limbs([
                 p.read(),
                 p.add(t).read(),
                 p.add(2 * t).read(),
@@ -182,8 +183,8 @@ impl Tile {
     /// # Safety
     /// `i < TILE`.
     #[inline(always)]
-    pub unsafe fn store(self, i: u32, v: &Fr) {
-        let [l0, l1, l2, l3] = v.limbs;
+    pub unsafe fn store(self, i: u32, v: &FrLazy) {
+        let [l0, l1, l2, l3] = v.limbs();
         #[cfg(target_arch = "nvptx64")]
         {
             let a = self.base + i * 8;

@@ -57,7 +57,7 @@ use super::block::{block_ids, sync, threads, Tile, THREADS, TILE, TILE_LOG};
 use super::io;
 use super::tables::{direct_at, DIRECT_MAX, DIRECT_MIN, HALF, STAGE_COUNT, STAGE_FROM_TW};
 use crate::ff::limbs::unrolled_for;
-use crate::ff::Fr;
+use crate::ff::{Fr, FrLazy};
 
 /// Tile elements per thread.
 const PER: usize = (TILE / THREADS) as usize;
@@ -330,7 +330,7 @@ pub unsafe fn run<const DIT: bool, const FUSED: bool>(p: &Pass, tile: Tile) {
                 if f < sh.tile {
                     let (t, c, pos) = src(blk, f);
                     let v = if pos < p.valid { vals[k] } else { Fr::ZERO };
-                    tile.store((t << sh.log_c) | c, &v);
+                    tile.store((t << sh.log_c) | c, &v.into());
                 }
             });
         }
@@ -381,10 +381,13 @@ pub unsafe fn run<const DIT: bool, const FUSED: bool>(p: &Pass, tile: Tile) {
             let mut f = tid;
             while f < sh.tile {
                 let (t, c, pos) = dst(blk, f);
-                let mut v = tile.load((t << sh.log_c) | c);
-                if !last_dit && twiddled {
-                    v = v * inter_twiddle(blk, t, c, pos, last_inverse);
-                }
+                let lazy = tile.load((t << sh.log_c) | c);
+                // Reduced here: global memory holds only reduced values.
+                let mut v = if !last_dit && twiddled {
+                    lazy.mul_reduce(inter_twiddle(blk, t, c, pos, last_inverse))
+                } else {
+                    lazy.reduce()
+                };
                 if scatter {
                     if pos < p.out_len {
                         if scale_on_store {
@@ -418,7 +421,12 @@ pub unsafe fn run<const DIT: bool, const FUSED: bool>(p: &Pass, tile: Tile) {
 /// barrier is needed; one at a time: unrolled, the table lookups of all
 /// elements would be hoisted and cost registers, i.e. occupancy.
 #[inline(always)]
-unsafe fn update_own(tile: Tile, sh: Shape, place: impl Fn(u32) -> (u32, u32, u32), mut op: impl FnMut(u32, u32, u32, Fr) -> Fr) {
+unsafe fn update_own(
+    tile: Tile,
+    sh: Shape,
+    place: impl Fn(u32) -> (u32, u32, u32),
+    mut op: impl FnMut(u32, u32, u32, FrLazy) -> FrLazy,
+) {
     for tid in threads() {
         let mut f = tid;
         while f < sh.tile {
@@ -432,12 +440,12 @@ unsafe fn update_own(tile: Tile, sh: Shape, place: impl Fn(u32) -> (u32, u32, u3
 
 /// `v · b[pos]`, minus `c[pos]` unless `c` is null.
 #[inline(always)]
-unsafe fn product(p: &Pass, v: Fr, pos: u32) -> Fr {
+unsafe fn product(p: &Pass, v: FrLazy, pos: u32) -> FrLazy {
     let v = v * io::load(p.b, pos);
     if p.c.is_null() {
         v
     } else {
-        v - io::load(p.c, pos)
+        v - io::load(p.c, pos).into()
     }
 }
 
@@ -536,7 +544,7 @@ unsafe fn radix4_phase<const DIT: bool>(p: &Pass, tile: Tile, sh: Shape, log_h: 
             let narrow = || stage_twiddle(p.tw, j, log_h + 1, inverse, dense);
             if DIT {
                 let w = if j != 0 { narrow() } else { Fr::ONE };
-                let twiddle = |v: Fr| if j != 0 { v * w } else { v };
+                let twiddle = |v: FrLazy| if j != 0 { v * w } else { v };
                 let (x0, x1) = (tile.load(at(0)), twiddle(tile.load(at(1))));
                 let (a0, a1) = (x0 + x1, x0 - x1);
                 let (x2, x3) = (tile.load(at(2)), twiddle(tile.load(at(3))));
