@@ -229,7 +229,10 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=Fal
     decl = f".reg .u32 {', '.join(regs)};"
     lines = ["{{", decl] + ([] if lazy else [".reg .pred czp;"]) + ops + ["}}"]
     operands = ["a"] if square else ["a", "b"]
-    if square:
+    if square and lazy:
+        doc = (f"/// Montgomery square for `{name}` without the final subtraction: `a < 2p`,\n"
+               f"/// result `< 2p` (see `gen_mul(square=True, lazy=True)` in the generator).")
+    elif square:
         doc = (f"/// Montgomery square for `{name}` on 32-bit words (see `gen_mul(square=True)`\n"
                f"/// in the generator), equal to `{name}_mont_mul(a, a)`.")
     elif lazy:
@@ -424,9 +427,10 @@ def emulate(ops, env):
 # allows it?, square?, lazy?).
 VARIANTS = [("fr", "fr_mont_mul", True, False, False), ("fp", "fp_mont_mul", True, False, False),
             ("fr", "fr_mont_sqr", True, True, False), ("fp", "fp_mont_sqr", True, True, False),
-            ("fr", "fr_mont_mul_lazy", True, False, True)]
-# Additions without the full reduction, for the NTT's butterflies.
-LAZY_ADDSUB = ["fr"]
+            ("fr", "fr_mont_mul_lazy", True, False, True), ("fp", "fp_mont_mul_lazy", True, False, True),
+            ("fp", "fp_mont_sqr_lazy", True, True, True)]
+# Additions without the full reduction (the NTT's butterflies, the curve formulas).
+LAZY_ADDSUB = ["fr", "fp"]
 
 
 def asm_ops(src):
@@ -515,6 +519,11 @@ def selftest():
             # lazily, reduced otherwise. Edge and patterned cases with a + p,
             # and a = 2p - 1.
             cases += [(x + p, y) for x, y in cases[:6000]] + [(2 * p - 1, y) for _, y in cases[:1000]]
+            if lazy and name == "fp":
+                # Fp's lazy values (curve formulas) have both operands < 2p.
+                cases += [(x + p, y + p) for x, y in cases[:6000]] + [(2 * p - 1, 2 * p - 1)]
+        elif lazy:
+            cases += [(x + p, x + p) for x, _ in cases[:6000]] + [(2 * p - 1, 2 * p - 1)]
         hits = {"X0 = 0": 0, "X0 = 2^32-1": 0}
         for x, y in cases:
             for x0 in reference_x0s(x, y, p, m0, n):
@@ -552,6 +561,7 @@ def selftest_addsub():
                  p - 2 ** 32, sum(0xFFFFFFFF << (64 * i) for i in range(n // 2)) % p]
         if lazy:
             edges += [p, p + 1, 2 * p - 1, 2 * p - 2, 2 * p - 2 ** 32, 2 ** (32 * n) - 1 - p]
+            edges = [e for e in edges if e < top]  # the last one only where 2p is near 2^(32n)
         cases = [(x, y) for x in edges for y in edges]
         cases += [(x, top - x) for x in edges[1:]] + [(x, x) for x in edges]  # sums equal to the bound, equal operands
         cases += [(rng.randrange(top), rng.randrange(top)) for _ in range(20000)]

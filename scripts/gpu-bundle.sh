@@ -58,8 +58,9 @@ for v in embedded generic_u64_mul; do variant "$out/ptx/$v.ptx" "arith-$v" '^ben
 g1_msm='^msm_(g1_|histogram|popcount|scan_|scatter)'
 variant "$out/ptx/embedded.ptx" msm-g1-cap168 "$g1_msm" 'msm_g1_accumulate0=168'
 variant "$out/ptx/embedded.ptx" msm-g1-cap128 "$g1_msm" 'msm_g1_accumulate0=128'
-# NTT passes uncapped (2 blocks of 256 threads per SM) and at 4 (cap 64).
-for cap in 0 64; do
+# NTT passes uncapped (2 blocks of 256 threads per SM), and all at 3 (cap
+# 80) or 4 (cap 64) blocks.
+for cap in 0 64 80; do
   variant "$out/ptx/embedded.ptx" ntt-cap$cap '^ntt_' "_pass$=$cap"
 done
 # The executables' whole module compiled ahead, named by the PTX's

@@ -23,9 +23,11 @@ impl<C: CurveConfig> Affine<C> {
         Self { x, y }
     }
 
+    /// `(0, 0)`, exactly: affine points come from memory (reduced) or
+    /// from `Jacobian::to_affine` (reduced), and negation keeps `y = 0`.
     #[inline(always)]
     pub fn is_identity(&self) -> bool {
-        self.x.is_zero() && self.y.is_zero()
+        self.x.is_zero_limbs() && self.y.is_zero_limbs()
     }
 
     /// Negating `y = 0` leaves it zero, so the identity maps to itself.

@@ -6,7 +6,7 @@
 use super::affine::Affine;
 use super::jacobian::Jacobian;
 use super::xyzz::Xyzz;
-use crate::ff::{Field, Fp, Fp2};
+use crate::ff::{Field, Fp, Fp2, FpLazy};
 
 pub trait CurveConfig: 'static {
     type Base: Field;
@@ -25,12 +25,13 @@ const FOUR: Fp = Fp::from_raw([
     0x09d645513d83de7e,
 ]);
 
-/// G1: `y^2 = x^3 + 4` over Fp.
+/// G1: `y^2 = x^3 + 4` over Fp (lazily reduced: products skip their
+/// final subtraction, stores reduce; see `ff::lazy`).
 pub struct G1Config;
 
 impl CurveConfig for G1Config {
-    type Base = Fp;
-    const B: Fp = FOUR;
+    type Base = FpLazy;
+    const B: FpLazy = FpLazy::from_mont(FOUR);
 }
 
 /// G2: `y^2 = x^3 + 4(u + 1)` over Fp2.
@@ -38,7 +39,7 @@ pub struct G2Config;
 
 impl CurveConfig for G2Config {
     type Base = Fp2;
-    const B: Fp2 = Fp2::new(FOUR, FOUR);
+    const B: Fp2 = Fp2::new(FpLazy::from_mont(FOUR), FpLazy::from_mont(FOUR));
 }
 
 /// Layout-compatible with `blstrs::G1Affine` (`blst_p1_affine`).

@@ -75,7 +75,7 @@ impl<C: CurveConfig> Jacobian<C> {
         }
         let z_inv = self.z.inverse();
         let z_inv2 = z_inv.square();
-        Affine::new(self.x * z_inv2, self.y * z_inv2 * z_inv)
+        Affine::new((self.x * z_inv2).reduced(), (self.y * z_inv2 * z_inv).reduced())
     }
 }
 

@@ -31,9 +31,16 @@ impl<C: CurveConfig> Xyzz<C> {
         zzz: C::Base::ZERO,
     };
 
+    /// `ZZZ = 0`, exactly, also with a lazily reduced base field: the
+    /// identity is only ever made as [`Self::IDENTITY`] (or loaded,
+    /// reduced), and `ZZZ` is always a product, of residues that are not
+    /// zero unless an operand is the identity (the formulas branch on a zero
+    /// `h` first), so it never holds the other zero, `p`. A product with an
+    /// exact-zero factor is exactly zero (the doubling of a point with `y =
+    /// 0`: `u = 2y` reduces `2p` to 0).
     #[inline(always)]
     pub fn is_identity(&self) -> bool {
-        self.zzz.is_zero()
+        self.zzz.is_zero_limbs()
     }
 
     #[inline(always)]

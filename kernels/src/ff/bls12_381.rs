@@ -146,11 +146,48 @@ impl MontConfig<6> for FpConfig {
     fn mod_sub(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
         super::ptx_montmul::fp_sub(a, b)
     }
+
+    /// The multiplication without its final subtraction.
+    #[cfg(all(target_arch = "nvptx64", not(cuzk_generic_mul)))]
+    #[inline(always)]
+    fn mont_mul_lazy(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
+        super::ptx_montmul::fp_mont_mul_lazy(a, b)
+    }
+
+    /// The squaring without its final subtraction.
+    #[cfg(all(target_arch = "nvptx64", not(cuzk_generic_mul)))]
+    #[inline(always)]
+    fn mont_square_lazy(a: &[u64; 6]) -> [u64; 6] {
+        super::ptx_montmul::fp_mont_sqr_lazy(a)
+    }
+
+    /// `fp_mont_mul` allows `a < 2p` (the generator's self-test checks it).
+    #[cfg(all(target_arch = "nvptx64", not(cuzk_generic_mul)))]
+    #[inline(always)]
+    fn mont_mul_from_lazy(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
+        super::ptx_montmul::fp_mont_mul(a, b)
+    }
+
+    /// One carry chain against `2p`.
+    #[cfg(all(target_arch = "nvptx64", not(cuzk_generic_mul)))]
+    #[inline(always)]
+    fn add_lazy(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
+        super::ptx_montmul::fp_add_lazy(a, b)
+    }
+
+    /// One borrow chain, `2p` added back on a borrow.
+    #[cfg(all(target_arch = "nvptx64", not(cuzk_generic_mul)))]
+    #[inline(always)]
+    fn sub_lazy(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
+        super::ptx_montmul::fp_sub_lazy(a, b)
+    }
 }
 
 /// Layout-compatible with `blstrs::Scalar`.
 pub type Fr = Mont<FrConfig, 4>;
 /// An `Fr` value kept below `2r` (see [`super::lazy`]).
 pub type FrLazy = super::lazy::Lazy<FrConfig, 4>;
+/// An `Fp` value kept below `2p`: the curve formulas' base field.
+pub type FpLazy = super::lazy::Lazy<FpConfig, 6>;
 /// Layout-compatible with `blstrs::Fp`.
 pub type Fp = Mont<FpConfig, 6>;

@@ -5,7 +5,8 @@ use crate::mem::Limbs;
 /// The operations curve code needs from a base field, so G1 (over Fp) and
 /// G2 (over Fp2) share one implementation of the point formulas.
 ///
-/// All values are kept fully reduced, so `==` is field equality.
+/// `==` is field equality (also for lazily reduced fields, whose limbs
+/// may exceed `p` in registers: they compare residues).
 pub trait Field:
     Copy
     + Eq
@@ -19,6 +20,20 @@ pub trait Field:
     const ONE: Self;
 
     fn is_zero(&self) -> bool;
+    /// Whether every limb is zero: the same as `is_zero` for reduced
+    /// values, while a lazily reduced zero may also be `p`. For identity
+    /// tests of points whose identity is only ever made of exact zeros
+    /// (it is cheaper: no comparison with `p`).
+    #[inline(always)]
+    fn is_zero_limbs(&self) -> bool {
+        self.is_zero()
+    }
+    /// The same element with canonical limbs (a lazily reduced field's
+    /// values may exceed `p` in registers; memory always holds these).
+    #[inline(always)]
+    fn reduced(self) -> Self {
+        self
+    }
     fn double(&self) -> Self;
     fn square(&self) -> Self;
     /// `self * rhs` computed with fewer temporaries where the field allows

@@ -1,28 +1,29 @@
-//! `Fp2 = Fp[u] / (u^2 + 1)`, the base field of G2.
+//! `Fp2 = Fp[u] / (u^2 + 1)`, the base field of G2, over lazily reduced
+//! coordinates ([`FpLazy`], below `2p`; stores reduce).
 
 #[cfg(not(target_arch = "nvptx64"))]
 use core::fmt;
 use core::ops::{Add, Mul, Neg, Sub};
 
-use super::bls12_381::Fp;
+use super::bls12_381::FpLazy;
 use super::field::Field;
 use crate::mem::Limbs;
 
 /// `c0 + c1 * u`. `repr(C)` with `c0` first matches `blst_fp2` (and so
-/// `blstrs::Fp2`): 12 limbs, Montgomery form.
+/// `blstrs::Fp2`): 12 limbs, Montgomery form. Equality compares residues.
 #[derive(Clone, Copy, PartialEq, Eq)]
 #[repr(C)]
 pub struct Fp2 {
-    pub c0: Fp,
-    pub c1: Fp,
+    pub c0: FpLazy,
+    pub c1: FpLazy,
 }
 
 impl Fp2 {
-    pub const ZERO: Self = Self::new(Fp::ZERO, Fp::ZERO);
-    pub const ONE: Self = Self::new(Fp::ONE, Fp::ZERO);
+    pub const ZERO: Self = Self::new(FpLazy::ZERO, FpLazy::ZERO);
+    pub const ONE: Self = Self::new(FpLazy::ONE, FpLazy::ZERO);
 
     #[inline(always)]
-    pub const fn new(c0: Fp, c1: Fp) -> Self {
+    pub const fn new(c0: FpLazy, c1: FpLazy) -> Self {
         Self { c0, c1 }
     }
 
@@ -39,6 +40,16 @@ impl Field for Fp2 {
     #[inline(always)]
     fn is_zero(&self) -> bool {
         self.c0.is_zero() && self.c1.is_zero()
+    }
+
+    #[inline(always)]
+    fn is_zero_limbs(&self) -> bool {
+        self.c0.is_zero_limbs() && self.c1.is_zero_limbs()
+    }
+
+    #[inline(always)]
+    fn reduced(self) -> Self {
+        Self::new(self.c0.reduced(), self.c1.reduced())
     }
 
     #[inline(always)]
@@ -127,7 +138,7 @@ impl Mul for Fp2 {
 /// four (two moves, the call, the return).
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-fn base_mul(a: Fp, b: Fp) -> Fp {
+fn base_mul(a: FpLazy, b: FpLazy) -> FpLazy {
     let product = pin(pin(a) * pin(b));
     fence();
     product
@@ -135,7 +146,7 @@ fn base_mul(a: Fp, b: Fp) -> Fp {
 
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
-fn base_mul(a: Fp, b: Fp) -> Fp {
+fn base_mul(a: FpLazy, b: FpLazy) -> FpLazy {
     a * b
 }
 
@@ -153,8 +164,8 @@ extern "C" fn fence() {
 /// instruction.
 #[cfg(target_arch = "nvptx64")]
 #[inline(always)]
-fn pin(x: Fp) -> Fp {
-    let mut l = x.limbs;
+fn pin(x: FpLazy) -> FpLazy {
+    let mut l = x.limbs();
     // SAFETY: empty asm; the operands are only nominally read and written.
     unsafe {
         core::arch::asm!(
@@ -164,12 +175,12 @@ fn pin(x: Fp) -> Fp {
             options(nomem, nostack, preserves_flags)
         );
     }
-    Fp::from_raw(l)
+    FpLazy::from_limbs(l)
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
 #[inline(always)]
-fn pin(x: Fp) -> Fp {
+fn pin(x: FpLazy) -> FpLazy {
     x
 }
 
@@ -180,22 +191,22 @@ fn pin2(x: Fp2) -> Fp2 {
 }
 
 impl Limbs for Fp2 {
-    const LIMBS: usize = 2 * Fp::LIMBS;
+    const LIMBS: usize = 2 * FpLazy::LIMBS;
 
     #[inline(always)]
     unsafe fn load(src: *const u64) -> Self {
-        Self::new(Fp::load(src), Fp::load(src.add(Fp::LIMBS)))
+        Self::new(FpLazy::load(src), FpLazy::load(src.add(FpLazy::LIMBS)))
     }
 
     #[inline(always)]
     unsafe fn load_readonly(src: *const u64) -> Self {
-        Self::new(Fp::load_readonly(src), Fp::load_readonly(src.add(Fp::LIMBS)))
+        Self::new(FpLazy::load_readonly(src), FpLazy::load_readonly(src.add(FpLazy::LIMBS)))
     }
 
     #[inline(always)]
     unsafe fn store(&self, dst: *mut u64) {
         self.c0.store(dst);
-        self.c1.store(dst.add(Fp::LIMBS));
+        self.c1.store(dst.add(FpLazy::LIMBS));
     }
 }
 

@@ -10,7 +10,7 @@ pub mod mont;
 #[cfg(target_arch = "nvptx64")]
 pub mod ptx_montmul;
 
-pub use bls12_381::{Fp, FpConfig, Fr, FrConfig, FrLazy};
+pub use bls12_381::{Fp, FpConfig, FpLazy, Fr, FrConfig, FrLazy};
 pub use field::Field;
 pub use fp2::Fp2;
 pub use lazy::Lazy;

@@ -75,12 +75,24 @@ pub trait MontConfig<const N: usize>: 'static {
     /// below `2^(64N)` by [`Self::SUPPORTED`].
     const TWICE_MODULUS: [u64; N] = double_limbs(Self::MODULUS);
 
-    /// Montgomery product without the final subtraction: `a < 2p`, `b < p`,
-    /// result `< 2p` and congruent to `a·b/R`.
+    /// Montgomery product without the final subtraction: `a < 2p`, `b < p`
+    /// (or both `< 2p`, see [`Self::LAZY_PRODUCTS`]), result `< 2p` and
+    /// congruent to `a·b/R`.
     #[inline(always)]
     fn mont_mul_lazy(a: &[u64; N], b: &[u64; N]) -> [u64; N] {
         cios_mul_lazy(a, b, &Self::MODULUS, Self::INV)
     }
+
+    /// [`Self::mont_mul_lazy`] of `a` by itself, for `a < 2p`.
+    #[inline(always)]
+    fn mont_square_lazy(a: &[u64; N]) -> [u64; N] {
+        Self::mont_mul_lazy(a, a)
+    }
+
+    /// Lazy values may multiply each other (`a, b < 2p`, result `< 2p`)
+    /// only when `4p < R`: `a·b < 4p² < p·R`. Referenced from that product,
+    /// so using it for a field without the room fails to compile.
+    const LAZY_PRODUCTS: () = assert!(Self::MODULUS[N - 1] < (1 << 62));
 
     /// The reduced Montgomery product of `a < 2p` and `b < p` (a target
     /// whose `mont_mul` already allows `a < 2p` overrides it with that).
@@ -119,9 +131,9 @@ const fn double_limbs<const N: usize>(a: [u64; N]) -> [u64; N] {
 }
 
 /// CIOS Montgomery multiplication with one extra word of running value, for
-/// `a < 2p`, `b < p` (the no-carry form above could overflow there: its
-/// running value reaches `a + p`). No final subtraction: the result
-/// `(a·b + m·p)/R < 2p·p/R + p < 2p`.
+/// `a·b < p·R` (`a < 2p` and `b < p`, or both `< 2p` when `4p < R`; the
+/// no-carry form above could overflow there: its running value reaches
+/// `a + p`). No final subtraction: the result `(a·b + m·p)/R < 2p`.
 #[inline(always)]
 pub fn cios_mul_lazy<const N: usize>(a: &[u64; N], b: &[u64; N], p: &[u64; N], inv: u64) -> [u64; N] {
     let mut t = [0u64; N];
