@@ -57,18 +57,14 @@ pub trait MontConfig<const N: usize>: 'static {
     /// hardware carry chains.
     #[inline(always)]
     fn mod_add(a: &[u64; N], b: &[u64; N]) -> [u64; N] {
-        // Cannot carry out: a + b < 2p < 2^(64N) thanks to the spare bit.
-        let (sum, _) = add_limbs(a, b);
-        reduce_once(&sum, &Self::MODULUS)
+        add_then_reduce(a, b, &Self::MODULUS)
     }
 
     /// `a - b mod p` for reduced `a`, `b`; a target may override it with
     /// hardware borrow chains.
     #[inline(always)]
     fn mod_sub(a: &[u64; N], b: &[u64; N]) -> [u64; N] {
-        let (diff, borrow) = sub_limbs(a, b);
-        let (wrapped, _) = add_limbs(&diff, &Self::MODULUS);
-        select(borrow != 0, &wrapped, &diff)
+        sub_then_wrap(a, b, &Self::MODULUS)
     }
 
     /// `2p`, the bound of lazily reduced values ([`super::lazy::Lazy`]);
@@ -104,19 +100,32 @@ pub trait MontConfig<const N: usize>: 'static {
     /// `a + b` for `a, b < 2p`, result `< 2p`, congruent mod `p`.
     #[inline(always)]
     fn add_lazy(a: &[u64; N], b: &[u64; N]) -> [u64; N] {
-        // a + b < 4p may carry out of the top limb.
-        let (sum, carry) = add_limbs(a, b);
-        let (reduced, borrow) = sub_limbs(&sum, &Self::TWICE_MODULUS);
-        select(carry != 0 || borrow == 0, &reduced, &sum)
+        add_then_reduce(a, b, &Self::TWICE_MODULUS)
     }
 
     /// `a - b` for `a, b < 2p`, result `< 2p`, congruent mod `p`.
     #[inline(always)]
     fn sub_lazy(a: &[u64; N], b: &[u64; N]) -> [u64; N] {
-        let (diff, borrow) = sub_limbs(a, b);
-        let (wrapped, _) = add_limbs(&diff, &Self::TWICE_MODULUS);
-        select(borrow != 0, &wrapped, &diff)
+        sub_then_wrap(a, b, &Self::TWICE_MODULUS)
     }
+}
+
+/// `a + b`, minus `m` once if that does not go negative, for `a, b < m`:
+/// the result is `< m`. The sum may carry out of the top limb (`m = 2p`
+/// close to `2^(64N)`); then `m` is always subtracted.
+#[inline(always)]
+fn add_then_reduce<const N: usize>(a: &[u64; N], b: &[u64; N], m: &[u64; N]) -> [u64; N] {
+    let (sum, carry) = add_limbs(a, b);
+    let (reduced, borrow) = sub_limbs(&sum, m);
+    select(carry != 0 || borrow == 0, &reduced, &sum)
+}
+
+/// `a − b`, plus `m` if that went negative, for `a, b < m`: the result is `< m`.
+#[inline(always)]
+fn sub_then_wrap<const N: usize>(a: &[u64; N], b: &[u64; N], m: &[u64; N]) -> [u64; N] {
+    let (diff, borrow) = sub_limbs(a, b);
+    let (wrapped, _) = add_limbs(&diff, m);
+    select(borrow != 0, &wrapped, &diff)
 }
 
 /// `2a` for `a < 2^(64N − 1)`.
