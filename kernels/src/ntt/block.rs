@@ -106,11 +106,11 @@ pub fn sync() {
     }
 }
 
-/// The block's tile of `TILE` field elements (lazily reduced: the stages
-/// add and multiply without full reductions, the store reduces), stored as four planes of
-/// limbs (limb `k` of element `i` at word `k * TILE + i`): threads reading
-/// consecutive elements hit consecutive 8-byte words, so accesses are free
-/// of bank conflicts.
+/// The block's tile of `TILE` field elements, lazily reduced (the stages
+/// add and multiply without full reductions; a pass reduces when it
+/// stores), as four planes of limbs (limb `k` of element `i` at word
+/// `k * TILE + i`): threads reading consecutive elements hit consecutive
+/// 8-byte words, so accesses are free of bank conflicts.
 #[derive(Clone, Copy)]
 pub struct Tile {
     #[cfg(target_arch = "nvptx64")]
