@@ -9,7 +9,9 @@
 //! windows per scatter launch (one row each), `--chunk0 N` the first
 //! accumulation level's chunk, `--fan N` the bucket reduction's merge fan (log2);
 //! `--profile` adds one run's per-kernel device times; `--module FILE` runs
-//! the kernels of a variant PTX/cubin instead of the embedded ones.
+//! the kernels of a variant PTX/cubin instead of the embedded ones;
+//! `--tables T` (with one `--c N`) precomputes `T` tables of the bases on the
+//! GPU (time printed) and runs the MSMs with `T` tables.
 
 use blstrs::{G1Projective, G2Projective, Scalar};
 use cust::event::{Event, EventFlags};
@@ -76,6 +78,7 @@ fn main() {
             "--fan" => config.reduce_fan_log = number(&mut args, "--fan"),
             "--top-fan" => config.reduce_top_fan_log = number(&mut args, "--top-fan"),
             "--profile" => profile = true,
+            "--tables" => config.tables = number(&mut args, "--tables"),
             // A variant build of the kernels (e.g. other register caps, from
             // scripts/ptx-select.py) replaces the embedded module.
             "--module" => {
@@ -86,6 +89,9 @@ fn main() {
             other if other.starts_with("--") => {}
             other => filter.push(other.to_string()),
         }
+    }
+    if config.tables > 1 {
+        assert!(windows.len() == 1 && windows[0] != 0, "--tables needs one --c N");
     }
     println!("device: {}", gpu.name);
     println!(
@@ -102,10 +108,15 @@ fn main() {
                 continue;
             }
             let n = 1usize << log_n;
+            let (c, t) = (windows[0], config.tables.max(1));
+            let t0 = std::time::Instant::now();
             let bases = match curve {
-                MsmCurve::G1 => GpuBases::upload_g1(&gpu, &cuzk::synthetic::random_walk_points::<G1Projective>(n, 0)).unwrap(),
-                MsmCurve::G2 => GpuBases::upload_g2(&gpu, &cuzk::synthetic::random_walk_points::<G2Projective>(n, 0)).unwrap(),
+                MsmCurve::G1 => GpuBases::upload_g1_tables(&gpu, &cuzk::synthetic::random_walk_points::<G1Projective>(n, 0), c, t).unwrap(),
+                MsmCurve::G2 => GpuBases::upload_g2_tables(&gpu, &cuzk::synthetic::random_walk_points::<G2Projective>(n, 0), c, t).unwrap(),
             };
+            if t > 1 {
+                println!("{curve:?} 2^{log_n}: bases and {t} tables ready in {:.2?} (c = {c})", t0.elapsed());
+            }
             for case in cases {
                 let scalars = scalars_of(&mut rng, n, case.skew);
                 for &c in &windows {

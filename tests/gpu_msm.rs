@@ -310,9 +310,9 @@ fn window_sizes_and_chunk_settings() {
         check_g1(&gpu, "window size", &bases, &host, &s, &config);
     }
     for config in [
-        MsmConfig { window_bits: 10, chunk0: 1, chunk: 4, reduce_fan_log: 1, reduce_top_fan_log: 4, scatter_windows: 1 },
-        MsmConfig { window_bits: 12, chunk0: 3, chunk: 5, reduce_fan_log: 8, reduce_top_fan_log: 0, scatter_windows: 3 },
-        MsmConfig { window_bits: 16, chunk0: 4096, chunk: 64, reduce_fan_log: 3, reduce_top_fan_log: 2, scatter_windows: 0 },
+        MsmConfig { window_bits: 10, chunk0: 1, chunk: 4, reduce_fan_log: 1, reduce_top_fan_log: 4, scatter_windows: 1, tables: 0 },
+        MsmConfig { window_bits: 12, chunk0: 3, chunk: 5, reduce_fan_log: 8, reduce_top_fan_log: 0, scatter_windows: 3, tables: 0 },
+        MsmConfig { window_bits: 16, chunk0: 4096, chunk: 64, reduce_fan_log: 3, reduce_top_fan_log: 2, scatter_windows: 0, tables: 0 },
     ] {
         check_g1(&gpu, "chunk settings", &bases, &host, &s, &config);
         check_g1(&gpu, "chunk settings, one giant bucket per window", &bases, &host, &skew, &config);
@@ -389,4 +389,43 @@ fn async_calls_share_one_arena_on_one_stream() {
     let input = MsmInput { n: 1, ..input };
     let err = unsafe { msm_g1(&gpu, &stream, &g2_bases, &input, &MsmConfig::default(), &mut arena, out.as_device_ptr()) };
     assert!(err.is_err(), "G2 bases in a G1 MSM must be rejected");
+}
+
+/// Precomputed tables made on the GPU (`GpuBases::upload_*_tables`):
+/// MSMs with fewer bucket sets against blst, G1 and G2, random and
+/// mostly-zero/one scalars, a density with an offset; and a config that
+/// does not match the tables is refused.
+#[test]
+fn precomputed_tables() {
+    let Some(gpu) = common::gpu_or_skip("precomputed_tables") else { return };
+    let mut rng = common::rng();
+    let n = (1 << 16) + 77;
+    let host = random_bases::<G1Projective>(&mut rng, n);
+    for (c, t) in [(16, 16), (20, 13), (20, 4), (22, 6), (8, 3)] {
+        let bases = GpuBases::upload_g1_tables(&gpu, &host, c, t).unwrap();
+        let config = MsmConfig { window_bits: c, tables: t, ..MsmConfig::default() };
+        let s = random_scalars(&mut rng, n);
+        check_g1(&gpu, &format!("G1 tables c = {c}, t = {t}"), &bases, &host, &s, &config);
+        let s = mostly_zero_one(&mut rng, n);
+        check_g1(&gpu, &format!("G1 tables c = {c}, t = {t}, 90% zero/one"), &bases, &host, &s, &config);
+        let wrong = MsmConfig { window_bits: c, ..MsmConfig::default() };
+        assert!(msm_g1_blocking_with(&gpu, &bases, &s, None, 0, &wrong).is_err(), "untabled config accepted");
+    }
+    // A density with a base offset, as the prover's B MSMs use them.
+    let bases = GpuBases::upload_g1_tables(&gpu, &host, 18, 5).unwrap();
+    let config = MsmConfig { window_bits: 18, tables: 5, ..MsmConfig::default() };
+    let s = random_scalars(&mut rng, 5000);
+    let d = random_density(&mut rng, s.len(), 0.3);
+    let offset = 17;
+    let got = msm_g1_blocking_with(&gpu, &bases, &s, Some(&d), offset, &config).unwrap();
+    let want = cpu_g1(&host[offset..], &select_dense(&d, &to_bytes(&s)));
+    assert!(got == want, "G1 tables with a density and offset {offset}");
+
+    let host2 = random_bases::<G2Projective>(&mut rng, 1 << 14);
+    for (c, t) in [(16, 16), (20, 7)] {
+        let bases = GpuBases::upload_g2_tables(&gpu, &host2, c, t).unwrap();
+        let config = MsmConfig { window_bits: c, tables: t, ..MsmConfig::default() };
+        let s = random_scalars(&mut rng, host2.len());
+        check_g2(&gpu, &format!("G2 tables c = {c}, t = {t}"), &bases, &host2, &s, &config);
+    }
 }

@@ -17,7 +17,7 @@ use cuzk_kernels::gpu::msm as k;
 use cuzk_kernels::msm::digits::{num_windows, SignedDigits, MAX_WINDOW_BITS};
 use cuzk_kernels::msm::plan::{
     default_scatter_windows, default_window_bits, msm_scratch_bytes, scan_layout, scan_steps, Curve,
-    MsmConfig, MsmIo, MsmPlan, Step, SCATTER_CURSOR_BYTES,
+    MsmConfig, MsmIo, MsmPlan, Step, SCATTER_CURSOR_BYTES, table_spacing_bits,
 };
 use ff::{Field, PrimeField};
 use group::prime::PrimeCurveAffine;
@@ -54,11 +54,11 @@ unsafe fn exec(curve: Curve, step: Step) {
             k::msm_scan_apply(p32(0), u(1), p32(2))
         }
         Step::Histogram { .. } => {
-            assert_eq!(n, 11);
-            k::msm_histogram(p64(0), u(1), p64(2), p32(3), u(4), u(5), u(6), u(7), p32(8), p32(9), p32(10))
+            assert_eq!(n, 13);
+            k::msm_histogram(p64(0), u(1), p64(2), p32(3), u(4), u(5), u(6), u(7), u(8), u(9), p32(10), p32(11), p32(12))
         }
         Step::Scatter { .. } => {
-            assert_eq!(n, 14);
+            assert_eq!(n, 16);
             k::msm_scatter(
                 p64(0),
                 u(1),
@@ -68,12 +68,14 @@ unsafe fn exec(curve: Curve, step: Step) {
                 u(5),
                 u(6),
                 u(7),
-                p32(8),
-                p32(9),
+                u(8),
+                u(9),
                 p32(10),
                 p32(11),
-                u(12),
-                u(13),
+                p32(12),
+                p32(13),
+                u(14),
+                u(15),
             )
         }
         Step::Accumulate0 { .. } => {
@@ -184,6 +186,23 @@ fn host_msm_selected<C: MsmCurve>(
 where
     C::Affine: Pod,
 {
+    host_msm_run::<C>(bases, bases.len(), base_offset, scalars, density, selected, config)
+}
+
+/// One MSM through the plan on the host, `bases` holding `config.tables`
+/// tables of `per_table` bases each (or just `per_table` bases).
+fn host_msm_run<C: MsmCurve>(
+    bases: &[C::Affine],
+    per_table: usize,
+    base_offset: usize,
+    scalars: &[Scalar],
+    density: Option<&[u64]>,
+    selected: usize,
+    config: &MsmConfig,
+) -> C::Projective
+where
+    C::Affine: Pod,
+{
     let plan = MsmPlan::for_selected(scalars.len(), selected, C::CURVE, config).expect("plan");
     // Poisoned arena: whatever the pipeline reads without writing first
     // shows up as garbage, not as a lucky zero.
@@ -194,7 +213,7 @@ where
     let mut out = vec![0xdead_beefu64; C::CURVE.jacobian_limbs()];
     let io = MsmIo {
         bases: base_limbs.as_ptr() as u64,
-        n_bases: bases.len() as u32,
+        n_bases: per_table as u32,
         base_offset: base_offset as u32,
         scalars: scalar_limbs.as_ptr() as u64,
         density: density.as_ref().map_or(0, |d| d.as_ptr() as u64),
@@ -402,6 +421,7 @@ fn g1_every_size_up_to_80_default_and_small_windows() {
             reduce_fan_log: 0,
             reduce_top_fan_log: rng.gen_range(0..=3),
             scatter_windows: rng.gen_range(0..=3),
+            tables: 0,
         };
         check::<G1>("small chunks", seed, &b[..n], &s, &config);
     }
@@ -421,6 +441,7 @@ fn g2_small_sizes() {
             reduce_fan_log: 2,
             reduce_top_fan_log: 2,
             scatter_windows: 2,
+            tables: 0,
         };
         check::<G2>("small chunks", seed, &b[..n], &s, &config);
     }
@@ -503,6 +524,7 @@ fn skewed_buckets_go_through_many_levels() {
                 reduce_fan_log: 1,
                 reduce_top_fan_log: 3,
                 scatter_windows: 1,
+                tables: 0,
             },
             MsmConfig {
                 window_bits: 3,
@@ -511,6 +533,7 @@ fn skewed_buckets_go_through_many_levels() {
                 reduce_fan_log: 3,
                 reduce_top_fan_log: 2,
                 scatter_windows: 2,
+                tables: 0,
             },
             MsmConfig {
                 window_bits: 6,
@@ -519,6 +542,7 @@ fn skewed_buckets_go_through_many_levels() {
                 reduce_fan_log: 4,
                 reduce_top_fan_log: 1,
                 scatter_windows: 3,
+                tables: 0,
             },
             // Wide merge levels below (19 windows · 2^10 outputs), top
             // levels of fan 4 above.
@@ -529,6 +553,7 @@ fn skewed_buckets_go_through_many_levels() {
                 reduce_fan_log: 3,
                 reduce_top_fan_log: 2,
                 scatter_windows: 1,
+                tables: 0,
             },
         ] {
             check::<G1>(what, seed, &b, s, &config);
@@ -553,6 +578,7 @@ fn skewed_buckets_go_through_many_levels() {
                 reduce_fan_log: 2,
                 reduce_top_fan_log: 1,
                 scatter_windows: 1,
+                tables: 0,
             },
         );
     }
@@ -631,6 +657,7 @@ fn density_selects_scalars_and_offsets_bases() {
                 reduce_fan_log: 3,
                 reduce_top_fan_log: 2,
                 scatter_windows: 1,
+                tables: 0,
             };
             check_density::<G1>(&mut rng, seed, n, p, &config);
         }
@@ -735,4 +762,97 @@ fn projective_result_layout_is_blst() {
     let q: G2Affine = G2Projective::random(&mut rng).to_affine();
     let got = host_msm::<G2>(&[q], 0, &[r_minus(1)], None, &MsmConfig::default());
     assert_eq!(got, -G2Projective::from(q));
+}
+
+/// `t` tables of `bases`: table `a` holds `2^(a·spacing)·P` for each base.
+fn tables_of<C: TestCurve>(bases: &[C::Affine], t: u32, spacing: u32) -> Vec<C::Affine>
+where
+    C::Projective: From<C::Affine>,
+{
+    let mut all = Vec::with_capacity(bases.len() * t as usize);
+    let mut current: Vec<C::Projective> = bases.iter().map(|&b| C::Projective::from(b)).collect();
+    for a in 0..t {
+        if a > 0 {
+            for p in current.iter_mut() {
+                for _ in 0..spacing {
+                    *p = p.double();
+                }
+            }
+        }
+        all.extend(affine::<C>(&current));
+    }
+    all
+}
+
+fn check_tables<C: MsmCurve>(rng: &mut ChaCha8Rng, seed: u64, n: usize, c: u32, t: u32, density_p: Option<f64>)
+where
+    C::Affine: Pod,
+    C::Projective: std::ops::Mul<Scalar, Output = C::Projective> + From<C::Affine>,
+{
+    let config = MsmConfig { window_bits: c, tables: t, chunk0: 3, chunk: 4, ..MsmConfig::default() };
+    let plan = MsmPlan::new(n.max(1), C::CURVE, &config).unwrap();
+    assert_eq!(plan.sets, num_windows(c).div_ceil(t), "c = {c}, t = {t}");
+    assert_eq!(plan.n_keys, (plan.sets << (c - 1)) + 1);
+    let spacing = table_spacing_bits(c, t);
+    assert_eq!(spacing, c * plan.sets);
+    let s = scalars(rng, n);
+    match density_p {
+        None => {
+            let b = bases::<C>(rng, n);
+            let got = host_msm_run::<C>(&tables_of::<C>(&b, t, spacing), n, 0, &s, None, n, &config);
+            let want = naive::<C>(b.iter().copied().zip(s.iter().copied()));
+            assert!(got == want, "tables: n = {n}, c = {c}, t = {t} (seed {seed})");
+        }
+        Some(p) => {
+            let (words, bits) = density(rng, n, p);
+            let ones = bits.iter().filter(|b| **b).count();
+            let offset = rng.gen_range(0..5);
+            let per_table = offset + ones + rng.gen_range(0..3);
+            let b = bases::<C>(rng, per_table);
+            let got = host_msm_run::<C>(&tables_of::<C>(&b, t, spacing), per_table, offset, &s, Some(&words), n, &config);
+            let selected = s.iter().zip(&bits).filter(|(_, bit)| **bit).map(|(s, _)| *s);
+            let want = naive::<C>(b[offset..].iter().copied().zip(selected));
+            assert!(got == want, "tables with density: n = {n}, c = {c}, t = {t}, p = {p} (seed {seed})");
+        }
+    }
+}
+
+/// Precomputed tables: window `a·sets + b` adds table `a`'s base into
+/// bucket set `b`; against blstrs for table counts that divide the windows
+/// and that do not, one table per window (a single set), with densities
+/// and base offsets, and on G2.
+#[test]
+fn precomputed_tables_match_blstrs() {
+    let (mut rng, seed) = seeded_rng("precomputed_tables_match_blstrs");
+    for (c, t) in [(4, 2), (4, 3), (4, 64), (5, 7), (8, 2), (8, 32), (9, 29), (13, 5), (16, 16)] {
+        let t = t.min(num_windows(c));
+        for n in [1usize, 2, 7, 64, 150] {
+            check_tables::<G1>(&mut rng, seed, n, c, t, None);
+        }
+        check_tables::<G1>(&mut rng, seed, 130, c, t, Some(0.4));
+    }
+    for (c, t) in [(4, 3), (8, 32)] {
+        check_tables::<G2>(&mut rng, seed, 40, c, t.min(num_windows(c)), None);
+    }
+    let too_many = MsmConfig { window_bits: 8, tables: num_windows(8) + 1, ..MsmConfig::default() };
+    assert!(MsmPlan::new(10, Curve::G1, &too_many).is_err());
+}
+
+/// The table kernel (host build): `2^spacing · P` for every base, identities
+/// included, equal to blstrs' doublings.
+#[test]
+fn table_kernel_doubles_like_blstrs() {
+    let (mut rng, seed) = seeded_rng("table_kernel_doubles_like_blstrs");
+    for spacing in [1u32, 5, 24] {
+        let b = bases::<G1>(&mut rng, 50);
+        let want = tables_of::<G1>(&b, 2, spacing);
+        let mut got = vec![G1Affine::identity(); b.len()];
+        unsafe { k::msm_g1_tables(limbs(&b).as_ptr(), got.as_mut_ptr().cast(), b.len() as u32, spacing) };
+        assert!(got[..] == want[b.len()..], "G1, spacing {spacing} (seed {seed})");
+        let b2 = bases::<G2>(&mut rng, 12);
+        let want2 = tables_of::<G2>(&b2, 2, spacing);
+        let mut got2 = vec![G2Affine::identity(); b2.len()];
+        unsafe { k::msm_g2_tables(limbs(&b2).as_ptr(), got2.as_mut_ptr().cast(), b2.len() as u32, spacing) };
+        assert!(got2[..] == want2[b2.len()..], "G2, spacing {spacing} (seed {seed})");
+    }
 }

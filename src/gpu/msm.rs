@@ -21,7 +21,7 @@ use cust::stream::{Stream, StreamFlags};
 use cuzk_kernels::layout::{G1_AFFINE_LIMBS, G1_JACOBIAN_LIMBS, G2_AFFINE_LIMBS, G2_JACOBIAN_LIMBS};
 use cuzk_kernels::msm::plan::{MsmIo, Step, MSM_BLOCK};
 
-pub use cuzk_kernels::msm::plan::{default_window_bits, Curve as MsmCurve, MsmConfig, MsmPlan};
+pub use cuzk_kernels::msm::plan::{default_window_bits, table_spacing_bits, Curve as MsmCurve, MsmConfig, MsmPlan};
 
 use super::elementwise::scalar_limbs;
 use super::launch::launch_blocks_of;
@@ -54,6 +54,10 @@ pub struct GpuBases {
     buf: DeviceBuffer<u64>,
     len: usize,
     curve: MsmCurve,
+    /// Precomputed tables held (1: the bases alone) and the window bits
+    /// they were made for (see `MsmConfig::tables`).
+    tables: u32,
+    table_c: u32,
 }
 
 impl GpuBases {
@@ -63,6 +67,56 @@ impl GpuBases {
         // Fp of six u64 limbs; size checked above.
         let words = unsafe { std::slice::from_raw_parts(bases.as_ptr().cast::<u64>(), bases.len() * G1_AFFINE_LIMBS) };
         Self::upload(gpu, words, bases.len(), MsmCurve::G1)
+    }
+
+    /// [`Self::upload_g1`] plus `tables − 1` precomputed tables for MSMs
+    /// with window bits `c` and `MsmConfig::tables = tables`: table `a`
+    /// holds `2^(a · table_spacing_bits(c, tables))·P`, made on the GPU
+    /// (one inversion per point and table; blocks until done). Costs
+    /// `tables` times the bases' memory.
+    pub fn upload_g1_tables(gpu: &GpuDevice, bases: &[G1Affine], c: u32, tables: u32) -> Result<Self, ProverError> {
+        Self::upload_g1(gpu, bases)?.with_tables(gpu, c, tables)
+    }
+
+    /// [`Self::upload_g1_tables`] in G2.
+    pub fn upload_g2_tables(gpu: &GpuDevice, bases: &[G2Affine], c: u32, tables: u32) -> Result<Self, ProverError> {
+        Self::upload_g2(gpu, bases)?.with_tables(gpu, c, tables)
+    }
+
+    fn with_tables(self, gpu: &GpuDevice, c: u32, tables: u32) -> Result<Self, ProverError> {
+        let config = MsmConfig { window_bits: c, tables, ..MsmConfig::default() };
+        // Checks c and the table count against the windows.
+        plan(self.len.max(1), self.curve, &config)?;
+        if tables <= 1 {
+            return Ok(self);
+        }
+        if (self.len as u64) * tables as u64 >= 1 << 31 {
+            return Err(ProverError::Config(format!("{tables} tables of {} bases exceed 2^31 - 1 bases", self.len)));
+        }
+        let words = self.len * self.curve.affine_limbs();
+        // SAFETY: u64 accepts any bit pattern; every word is written below.
+        let buf = unsafe { DeviceBuffer::<u64>::uninitialized((words * tables as usize).max(1)) }
+            .map_err(|e| gpu_err("MSM base tables", e))?;
+        if words > 0 {
+            buf.index(..words).copy_from(&self.buf.index(..words)).map_err(|e| gpu_err("MSM base tables", e))?;
+        }
+        let stream = Stream::new(StreamFlags::NON_BLOCKING, None).map_err(|e| gpu_err("stream", e))?;
+        let name = match self.curve {
+            MsmCurve::G1 => "msm_g1_tables",
+            MsmCurve::G2 => "msm_g2_tables",
+        };
+        let spacing = table_spacing_bits(c, tables);
+        for a in 1..tables as usize {
+            let mut src = buf.as_device_ptr().as_raw() + 8 * (words * (a - 1)) as u64;
+            let mut dst = src + 8 * words as u64;
+            let (mut n, mut bits) = (self.len as u64, spacing as u64);
+            let args = [&mut src, &mut dst, &mut n, &mut bits].map(|v| v as *mut u64 as *mut c_void);
+            // SAFETY: table a − 1 is written (copied, or by the previous
+            // launch on this stream) and table a has room for `len` points.
+            unsafe { launch_blocks_of(&gpu.module, &stream, name, self.len as u32, MSM_BLOCK, &args)? };
+        }
+        stream.synchronize().map_err(|e| gpu_err("MSM base tables", e))?;
+        Ok(GpuBases { buf, tables, table_c: c, ..self })
     }
 
     pub fn upload_g2(gpu: &GpuDevice, bases: &[G2Affine]) -> Result<Self, ProverError> {
@@ -84,7 +138,7 @@ impl GpuBases {
             DeviceBuffer::from_slice(words)
         }
         .map_err(|e| gpu_err("upload MSM bases", e))?;
-        Ok(GpuBases { buf, len, curve })
+        Ok(GpuBases { buf, len, curve, tables: 1, table_c: 0 })
     }
 
     pub fn len(&self) -> usize {
@@ -97,6 +151,11 @@ impl GpuBases {
 
     pub fn curve(&self) -> MsmCurve {
         self.curve
+    }
+
+    /// Tables held (1: none) and the window bits they were made for.
+    pub fn tables(&self) -> (u32, u32) {
+        (self.tables, self.table_c)
     }
 
     pub fn as_device_ptr(&self) -> DevicePointer<u64> {
@@ -216,6 +275,15 @@ unsafe fn msm_enqueue(
 ) -> Result<MsmPlan, ProverError> {
     if bases.curve != curve {
         return Err(ProverError::Config(format!("{curve:?} MSM given {:?} bases", bases.curve)));
+    }
+    if config.tables.max(1) != bases.tables || (bases.tables > 1 && config.window_bits != bases.table_c) {
+        return Err(ProverError::Config(format!(
+            "MSM with {} tables at c = {} given bases with {} tables made for c = {}",
+            config.tables.max(1),
+            config.window_bits,
+            bases.tables,
+            bases.table_c
+        )));
     }
     let used = input.density.map_or(input.n, |d| d.ones);
     if input.density.is_some_and(|d| d.ones > input.n) {

@@ -11,7 +11,7 @@
 
 use crate::ec::{G1Config, G2Config};
 use crate::msm::digits::DigitArgs;
-use crate::msm::{accumulate, reduce, scan, sort};
+use crate::msm::{accumulate, reduce, scan, sort, tables};
 
 kernel! {
     /// `out[i] = popcount(words[i])`, `n` threads.
@@ -48,11 +48,13 @@ kernel! {
         n_bases: u32,
         c: u32,
         windows: u32,
+        sets: u32,
+        stride: u32,
         counts: *mut u32,
         digit_list: *mut u32,
         digit_count: *mut u32,
     ) {
-        let a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows };
+        let a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows, sets, stride };
         sort::histogram(&a, counts, digit_list, digit_count);
     }
 }
@@ -70,6 +72,8 @@ kernel! {
         n_bases: u32,
         c: u32,
         windows: u32,
+        sets: u32,
+        stride: u32,
         cursor: *mut u32,
         entries: *mut u32,
         digit_list: *const u32,
@@ -77,14 +81,21 @@ kernel! {
         round_begin: u32,
         round_end: u32,
     ) {
-        let a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows };
+        let a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows, sets, stride };
         sort::scatter(&a, cursor, entries, digit_list, digit_count, round_begin, round_end);
     }
 }
 
 /// The point kernels of one curve.
 macro_rules! msm_curve_kernels {
-    ($C:ty, prefetch $prefetch:literal: $acc0:ident, $acc:ident, $merge:ident, $windows:ident, $finish:ident) => {
+    ($C:ty, prefetch $prefetch:literal: $acc0:ident, $acc:ident, $merge:ident, $windows:ident, $finish:ident, $tables:ident) => {
+        kernel! {
+            /// The next table of precomputed bases: `dst = 2^spacing · src`, `n` points.
+            fn $tables(src: *const u64, dst: *mut u64, n: u32, spacing: u32) {
+                tables::next_table::<$C>(src, dst, n, spacing);
+            }
+        }
+
         kernel! {
             /// First accumulation level: `threads` chunks of `chunk` sorted entries.
             fn $acc0(
@@ -142,5 +153,5 @@ macro_rules! msm_curve_kernels {
     };
 }
 
-msm_curve_kernels!(G1Config, prefetch true: msm_g1_accumulate0, msm_g1_accumulate, msm_g1_merge, msm_g1_windows, msm_g1_finish);
-msm_curve_kernels!(G2Config, prefetch false: msm_g2_accumulate0, msm_g2_accumulate, msm_g2_merge, msm_g2_windows, msm_g2_finish);
+msm_curve_kernels!(G1Config, prefetch true: msm_g1_accumulate0, msm_g1_accumulate, msm_g1_merge, msm_g1_windows, msm_g1_finish, msm_g1_tables);
+msm_curve_kernels!(G2Config, prefetch false: msm_g2_accumulate0, msm_g2_accumulate, msm_g2_merge, msm_g2_windows, msm_g2_finish, msm_g2_tables);

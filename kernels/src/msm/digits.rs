@@ -124,6 +124,38 @@ pub struct DigitArgs {
     pub c: u32,
     /// Windows, [`num_windows`]`(c)`.
     pub windows: u32,
+    /// Bucket sets: `windows` without precomputed tables; with `t` tables,
+    /// `ceil(windows / t)`, and window `w = a·sets + b` uses set `b` and
+    /// table `a` (bases `2^(c·sets·a)·P`, `stride` apart).
+    pub sets: u32,
+    /// Bases per table (0 without tables).
+    pub stride: u32,
+}
+
+/// Which bucket set and which table's bases a window uses, round by round
+/// (counters instead of a division, which would bring a panic path).
+#[derive(Clone, Copy)]
+pub struct SetWalk {
+    pub set: u32,
+    /// Offset of the current table's bases.
+    pub table_base: u32,
+}
+
+impl SetWalk {
+    #[inline(always)]
+    pub fn new() -> Self {
+        SetWalk { set: 0, table_base: 0 }
+    }
+
+    /// On to the next window.
+    #[inline(always)]
+    pub fn next(&mut self, a: &DigitArgs) {
+        self.set += 1;
+        if self.set == a.sets {
+            self.set = 0;
+            self.table_base = self.table_base.wrapping_add(a.stride);
+        }
+    }
 }
 
 /// The scalar at position `i` as (base index, canonical limbs, kind).
@@ -152,20 +184,22 @@ pub unsafe fn load(a: &DigitArgs, i: usize) -> (u32, [u64; 4], Kind) {
     (base, s, kind(&s))
 }
 
-/// Key of the ones bucket: right after all window buckets.
+/// Key of the ones bucket: right after all bucket sets.
 #[inline(always)]
-pub fn ones_key(c: u32, windows: u32) -> u32 {
-    windows << (c - 1)
+pub fn ones_key(c: u32, sets: u32) -> u32 {
+    sets << (c - 1)
 }
 
 /// The key and entry of one round for one lane: round 0 of a `One` scalar
-/// is its ones-bucket entry; a `Digits` scalar yields window `round`'s digit.
+/// is its ones-bucket entry; a `Digits` scalar yields window `round`'s digit,
+/// in bucket set `walk.set` with the base of table `walk.table_base`.
 /// [`crate::msm::NO_KEY`] when there is nothing.
 #[inline(always)]
 pub fn round_key(
     kind: Kind,
     digits: &mut SignedDigits,
     round: u32,
+    walk: SetWalk,
     base: u32,
     c: u32,
     ones: u32,
@@ -184,8 +218,8 @@ pub fn round_key(
             if mag == 0 {
                 (super::NO_KEY, 0)
             } else {
-                let key = (round << (c - 1)) + mag - 1;
-                (key, base | if neg { super::NEG } else { 0 })
+                let key = (walk.set << (c - 1)) + mag - 1;
+                (key, base.wrapping_add(walk.table_base) | if neg { super::NEG } else { 0 })
             }
         }
     }

@@ -44,6 +44,7 @@ pub mod plan;
 pub mod reduce;
 pub mod scan;
 pub mod sort;
+pub mod tables;
 pub mod warp;
 
 /// Bit 31 of a sorted entry: the base is subtracted, not added.

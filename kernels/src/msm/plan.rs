@@ -62,6 +62,28 @@ pub struct MsmConfig {
     pub reduce_top_fan_log: u32,
     /// Windows per scatter launch; 0: [`default_scatter_windows`].
     pub scatter_windows: u32,
+    /// Precomputed tables of the bases (0 or 1: none): with `t`, the bases
+    /// hold `t` copies, copy `a` being `2^(c·sets·a)·P` (`sets =
+    /// ceil(windows / t)`, see [`table_spacing_bits`]), and window `w = a·sets
+    /// + b` adds into bucket set `b`: `sets` bucket sets instead of
+    /// `windows`, so a larger `c` (fewer windows, fewer additions) costs
+    /// fewer buckets. `window_bits` must then be the tables' `c`.
+    pub tables: u32,
+}
+
+/// Bucket sets for `windows` windows over `tables` tables.
+pub const fn bucket_sets(windows: u32, tables: u32) -> u32 {
+    if tables <= 1 {
+        windows
+    } else {
+        windows.div_ceil(tables)
+    }
+}
+
+/// The doublings between consecutive tables for window bits `c` and
+/// `tables` tables: table `a` holds `2^(a · table_spacing_bits)·P`.
+pub const fn table_spacing_bits(c: u32, tables: u32) -> u32 {
+    c * bucket_sets(num_windows(c), tables)
 }
 
 /// Default merge fan of the bucket reduction's lower levels: 16 inputs per
@@ -219,9 +241,12 @@ pub struct MsmPlan {
     pub selected: u32,
     pub c: u32,
     pub windows: u32,
+    /// Tables of the bases (1: none) and bucket sets (`windows` without tables).
+    pub tables: u32,
+    pub sets: u32,
     /// Windows per scatter launch (the last launch may take fewer).
     pub scatter_windows: u32,
-    /// Window buckets plus the ones bucket: `windows · 2^(c−1) + 1`.
+    /// Set buckets plus the ones bucket: `sets · 2^(c−1) + 1`.
     pub n_keys: u32,
     pub ones_key: u32,
     /// Upper bound on sorted entries: `selected · windows`.
@@ -240,7 +265,8 @@ pub struct MsmPlan {
 /// Where the inputs and the output of one MSM are (addresses).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MsmIo {
-    /// Affine bases (`n_bases` of them, blst layout).
+    /// Affine bases (`n_bases` of them, blst layout; with the plan's
+    /// `tables > 1`, that many tables of `n_bases` each, one after another).
     pub bases: u64,
     pub n_bases: u32,
     /// Index of the base paired with the first (selected) scalar.
@@ -265,6 +291,9 @@ pub struct DigitAddrs {
     pub n_bases: u32,
     pub c: u32,
     pub windows: u32,
+    pub sets: u32,
+    /// Bases per table (0 without tables).
+    pub stride: u32,
 }
 
 /// One operation on the stream. Kernel parameters are in the order the
@@ -417,6 +446,8 @@ impl Step {
                 d.n_bases as u64,
                 d.c as u64,
                 d.windows as u64,
+                d.sets as u64,
+                d.stride as u64,
             ]
         };
         match self {
@@ -431,10 +462,10 @@ impl Step {
                 digit_count,
             } => {
                 let mut a = args(&d(digits));
-                a.0[8] = *counts;
-                a.0[9] = *digit_list;
-                a.0[10] = *digit_count;
-                (a.0, 11)
+                a.0[10] = *counts;
+                a.0[11] = *digit_list;
+                a.0[12] = *digit_count;
+                (a.0, 13)
             }
             Step::Scatter {
                 digits,
@@ -445,13 +476,13 @@ impl Step {
                 rounds,
             } => {
                 let mut a = args(&d(digits));
-                a.0[8] = *cursor;
-                a.0[9] = *entries;
-                a.0[10] = *digit_list;
-                a.0[11] = *digit_count;
-                a.0[12] = rounds.0 as u64;
-                a.0[13] = rounds.1 as u64;
-                (a.0, 14)
+                a.0[10] = *cursor;
+                a.0[11] = *entries;
+                a.0[12] = *digit_list;
+                a.0[13] = *digit_count;
+                a.0[14] = rounds.0 as u64;
+                a.0[15] = rounds.1 as u64;
+                (a.0, 16)
             }
             Step::Accumulate0 {
                 bases,
@@ -591,7 +622,12 @@ impl MsmPlan {
             w => w,
         }
         .min(windows);
-        let ones_key = windows << (c - 1);
+        let tables = config.tables.max(1);
+        if tables > windows {
+            return Err("MSM: more tables than windows");
+        }
+        let sets = bucket_sets(windows, tables);
+        let ones_key = sets << (c - 1);
         let n_keys = ones_key + 1;
         let entries_max = selected as u64 * windows as u64;
         let chunk0 = if config.chunk0 != 0 {
@@ -633,7 +669,7 @@ impl MsmPlan {
         let mut wide_bits = 0;
         while wide_bits < log_h {
             let f = fan_max.min(log_h - wide_bits);
-            if (windows as u64) << (log_h - wide_bits - f) < MERGE_PARALLEL {
+            if (sets as u64) << (log_h - wide_bits - f) < MERGE_PARALLEL {
                 break;
             }
             fans[n_merges] = f;
@@ -652,7 +688,7 @@ impl MsmPlan {
             *level = MergeLevel {
                 in_m_log,
                 fan_log,
-                outputs: windows << (log_h - in_m_log - fan_log),
+                outputs: sets << (log_h - in_m_log - fan_log),
             };
             in_m_log += fan_log;
         }
@@ -707,7 +743,7 @@ impl MsmPlan {
         for (at, level) in merged.iter_mut().zip(&merges[..n_merges]) {
             *at = bump.take(2 * level.outputs as usize * xyzz);
         }
-        let win = bump.take(windows as usize * xyzz);
+        let win = bump.take(sets as usize * xyzz);
         let layout = Layout {
             starts,
             cursor,
@@ -729,6 +765,8 @@ impl MsmPlan {
             selected: selected as u32,
             c,
             windows,
+            tables,
+            sets,
             scatter_windows,
             n_keys,
             ones_key,
@@ -786,6 +824,8 @@ impl MsmPlan {
             n_bases: io.n_bases.min(io.base_offset.saturating_add(self.selected)),
             c: self.c,
             windows: self.windows,
+            sets: self.sets,
+            stride: if self.tables > 1 { io.n_bases } else { 0 },
         };
         let starts = at(l.starts.levels[0].0);
         let cursor = at(l.cursor);
@@ -860,15 +900,16 @@ impl MsmPlan {
             })?;
             input = out;
         }
+        // One weighted sum per bucket set (set b carries weight 2^(c·b)).
         f(Step::Windows {
             top: input,
             c: self.c,
-            windows: self.windows,
+            windows: self.sets,
             win,
         })?;
         f(Step::Finish {
             win,
-            windows: self.windows,
+            windows: self.sets,
             sums,
             starts,
             ones_key: self.ones_key,

@@ -8,7 +8,7 @@
 //! key in the same round (skewed inputs: many equal small scalars, or the
 //! ones bucket) share one atomic ([`super::warp::aggregated_increment`]).
 
-use super::digits::{load, ones_key, round_key, DigitArgs, Kind, SignedDigits};
+use super::digits::{load, ones_key, round_key, DigitArgs, Kind, SetWalk, SignedDigits};
 use super::warp::{aggregated_increment, atomic_add, lane, match_any, uniform_indices};
 use super::NO_KEY;
 
@@ -33,7 +33,7 @@ unsafe fn start(a: &DigitArgs, i: usize) -> (u32, Kind, SignedDigits) {
 /// [`DigitArgs`].
 #[inline(always)]
 pub unsafe fn histogram(a: &DigitArgs, counts: *mut u32, digit_list: *mut u32, digit_count: *mut u32) {
-    let ones = ones_key(a.c, a.windows);
+    let ones = ones_key(a.c, a.sets);
     for i in uniform_indices(a.n) {
         let (base, kind, mut digits) = start(a, i);
         append(digit_list, digit_count, i as u32, kind == Kind::Digits);
@@ -42,8 +42,10 @@ pub unsafe fn histogram(a: &DigitArgs, counts: *mut u32, digit_list: *mut u32, d
         if warp_all_skip(kind) {
             continue;
         }
+        let mut walk = SetWalk::new();
         for round in 0..a.windows {
-            let (key, _) = round_key(kind, &mut digits, round, base, a.c, ones);
+            let (key, _) = round_key(kind, &mut digits, round, walk, base, a.c, ones);
+            walk.next(a);
             let peers = match_any(key);
             if key != NO_KEY && lane() == peers.trailing_zeros() {
                 atomic_add(counts.add(key as usize), peers.count_ones());
@@ -78,7 +80,7 @@ pub unsafe fn scatter(
     round_begin: u32,
     round_end: u32,
 ) {
-    let ones = ones_key(a.c, a.windows);
+    let ones = ones_key(a.c, a.sets);
     let round_end = round_end.min(a.windows);
     let listed = if round_begin == 0 { a.n } else { *digit_count };
     for k in uniform_indices(listed) {
@@ -92,8 +94,10 @@ pub unsafe fn scatter(
         if warp_all_skip(kind) {
             continue;
         }
+        let mut walk = SetWalk::new();
         for round in 0..round_end {
-            let (key, entry) = round_key(kind, &mut digits, round, base, a.c, ones);
+            let (key, entry) = round_key(kind, &mut digits, round, walk, base, a.c, ones);
+            walk.next(a);
             if round < round_begin {
                 continue;
             }
