@@ -401,7 +401,7 @@ fn precomputed_tables() {
     let mut rng = common::rng();
     let n = (1 << 16) + 77;
     let host = random_bases::<G1Projective>(&mut rng, n);
-    for (c, t) in [(16, 16), (20, 13), (20, 4), (22, 6), (8, 3)] {
+    for (c, t) in [(16, 16), (20, 13), (20, 4), (22, 6), (24, 11), (8, 3)] {
         let bases = GpuBases::upload_g1_tables(&gpu, &host, c, t).unwrap();
         let config = MsmConfig { window_bits: c, tables: t, ..MsmConfig::default() };
         let s = random_scalars(&mut rng, n);

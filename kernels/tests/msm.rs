@@ -836,6 +836,12 @@ fn precomputed_tables_match_blstrs() {
     }
     let too_many = MsmConfig { window_bits: 8, tables: num_windows(8) + 1, ..MsmConfig::default() };
     assert!(MsmPlan::new(10, Curve::G1, &too_many).is_err());
+    // Windows past 22 bits only with tables, and only while the buckets fit.
+    let wide = |c: u32, tables: u32| MsmPlan::new(10, Curve::G1, &MsmConfig { window_bits: c, tables, ..MsmConfig::default() });
+    assert!(wide(24, 0).is_err() && wide(27, 11).is_err());
+    assert_eq!(wide(24, 11).map(|p| (p.windows, p.sets)), Ok((11, 1)));
+    assert!(wide(26, 5).is_err(), "3 sets of 2^25 buckets");
+    assert_eq!(wide(26, 10).map(|p| p.sets), Ok(1));
 }
 
 /// The table kernel (host build): `2^spacing · P` for every base, identities

@@ -67,7 +67,7 @@ pub struct SignedDigits {
 }
 
 impl SignedDigits {
-    /// `c` in `1..=MAX_WINDOW_BITS`.
+    /// `c` in `1..=plan::MAX_TABLE_WINDOW_BITS` (22 without tables).
     #[inline(always)]
     pub fn new(limbs: [u64; 4], c: u32) -> Self {
         Self {

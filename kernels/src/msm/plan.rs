@@ -71,6 +71,13 @@ pub struct MsmConfig {
     pub tables: u32,
 }
 
+/// Largest window with precomputed tables: fewer sets make larger windows
+/// affordable (c = 24: 11 windows instead of 13 at c = 20).
+pub const MAX_TABLE_WINDOW_BITS: u32 = 26;
+
+/// Most buckets (`sets · 2^(c−1)`) a plan may have.
+pub const MAX_BUCKETS: u64 = 1 << 25;
+
 /// Bucket sets for `windows` windows over `tables` tables.
 pub const fn bucket_sets(windows: u32, tables: u32) -> u32 {
     if tables <= 1 {
@@ -613,8 +620,10 @@ impl MsmPlan {
         } else {
             config.window_bits
         };
-        if !(1..=MAX_WINDOW_BITS).contains(&c) {
-            return Err("MSM: window bits must be in 1..=22");
+        let tables = config.tables.max(1);
+        let max_c = if tables > 1 { MAX_TABLE_WINDOW_BITS } else { MAX_WINDOW_BITS };
+        if !(1..=max_c).contains(&c) {
+            return Err("MSM: window bits must be in 1..=22 (1..=26 with tables)");
         }
         let windows = num_windows(c);
         let scatter_windows = match config.scatter_windows {
@@ -622,11 +631,13 @@ impl MsmPlan {
             w => w,
         }
         .min(windows);
-        let tables = config.tables.max(1);
         if tables > windows {
             return Err("MSM: more tables than windows");
         }
         let sets = bucket_sets(windows, tables);
+        if (sets as u64) << (c - 1) > MAX_BUCKETS {
+            return Err("MSM: too many buckets (sets · 2^(c−1) > 2^25); use more tables");
+        }
         let ones_key = sets << (c - 1);
         let n_keys = ones_key + 1;
         let entries_max = selected as u64 * windows as u64;
