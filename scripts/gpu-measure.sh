@@ -2,7 +2,7 @@
 # Runs on the GPU machine, from the repo root, over a bundle made by
 # scripts/gpu-bundle.sh: the GPU tests, then the benches (arithmetic with
 # every multiplication variant, MSM with every register-cap variant, NTT).
-# Usage: scripts/gpu-measure.sh [tests] [arith] [msm] [msm-windows] [ntt]
+# Usage: scripts/gpu-measure.sh [tests] [arith] [msm] [msm-tables] [msm-windows] [ntt]
 # [ntt-variants] [ncu] [partition] (default: tests arith msm ntt). GPU_TESTS="gpu_ntt
 # gpu_msm:g2_large" limits the tests to those binaries / filters.
 # Writes logs to ${OUT:-/tmp/cuzk-out}.
@@ -31,6 +31,15 @@ if want msm; then
     .gpu/bin/bench-gpu_msm g1 --module "$m" 2>&1 | tee -a "$out/bench-msm-variants.txt"
   done
   echo "msm done at $(( $(date +%s) - t0 )) s"
+fi
+if want msm-tables; then
+  # Precomputed tables (memory: tables × bases): G1 2^26 at c = 24 with 11
+  # tables (71 GB) and c = 22 with 12, G1 2^27 at c = 22 with 6 (77 GB), G2
+  # 2^24 at c = 20 with 13 (42 GB); each prints its table build time.
+  for run in "g1 2^26:24:11" "g1 2^26:22:12" "g1 2^27:22:6" "g2 2^24:20:13" "g2 2^24:22:12"; do
+    IFS=: read -r case c t <<< "$run"
+    .gpu/bin/bench-gpu_msm $case --c $c --tables $t 2>&1 | tee -a "$out/bench-msm-tables.txt"
+  done
 fi
 if want msm-windows; then
   # Window sizes around the default, per size and curve.
