@@ -5,13 +5,14 @@
 //! Without a GPU it prints why and exits 0.
 //!
 //! Arguments: `g1`, `g2`, `20`, `24`, `skew` … filter the cases by name;
-//! `--c N[,N…]` forces window sizes (one row each), `--scatter N[,N…]` the
-//! windows per scatter launch (one row each), `--chunk0 N` the first
-//! accumulation level's chunk, `--fan N` the bucket reduction's merge fan (log2);
-//! `--profile` adds one run's per-kernel device times; `--module FILE` runs
-//! the kernels of a variant PTX/cubin instead of the embedded ones;
-//! `--tables T` (with one `--c N`) precomputes `T` tables of the bases on the
-//! GPU (time printed) and runs the MSMs with `T` tables.
+//! `--c N[,N…]` forces window sizes, `--scatter N[,N…]` the windows per
+//! scatter launch, `--chunk0 N[,N…]` the first accumulation level's chunk
+//! (one row per combination), `--fan N` the bucket reduction's merge fan
+//! (log2); `--profile` adds one run's per-kernel device times; `--module
+//! FILE` (may be repeated) also runs every case with the kernels of a
+//! variant PTX/cubin, on the same bases; `--tables T` (with one `--c N`)
+//! precomputes `T` tables of the bases on the GPU (time printed) and runs
+//! the MSMs with `T` tables.
 
 use blstrs::{G1Projective, G2Projective, Scalar};
 use cust::event::{Event, EventFlags};
@@ -59,7 +60,9 @@ fn main() {
     let mut config = MsmConfig::default();
     let mut windows = vec![0u32];
     let mut scatters = vec![0u32];
+    let mut chunks = vec![0u32];
     let mut profile = false;
+    let mut variants = Vec::new();
     let mut args = std::env::args().skip(1);
     let number = |args: &mut dyn Iterator<Item = String>, flag: &str| -> u32 {
         args.next().and_then(|v| v.parse().ok()).unwrap_or_else(|| panic!("{flag} N"))
@@ -74,17 +77,19 @@ fn main() {
                 let list = args.next().expect("--scatter N[,N...]");
                 scatters = list.split(',').map(|v| v.parse().expect("--scatter N[,N...]")).collect();
             }
-            "--chunk0" => config.chunk0 = number(&mut args, "--chunk0"),
+            "--chunk0" => {
+                let list = args.next().expect("--chunk0 N[,N...]");
+                chunks = list.split(',').map(|v| v.parse().expect("--chunk0 N[,N...]")).collect();
+            }
             "--fan" => config.reduce_fan_log = number(&mut args, "--fan"),
             "--top-fan" => config.reduce_top_fan_log = number(&mut args, "--top-fan"),
             "--profile" => profile = true,
             "--tables" => config.tables = number(&mut args, "--tables"),
             // A variant build of the kernels (e.g. other register caps, from
-            // scripts/ptx-select.py) replaces the embedded module.
+            // scripts/ptx-select.py), run after the embedded module.
             "--module" => {
                 let path = std::path::PathBuf::from(args.next().expect("--module FILE"));
-                gpu.module = gpu.load_module_file(&path).unwrap();
-                println!("module: {}", path.display());
+                variants.push((path.display().to_string(), gpu.load_module_file(&path).unwrap()));
             }
             other if other.starts_with("--") => {}
             other => filter.push(other.to_string()),
@@ -119,10 +124,22 @@ fn main() {
             }
             for case in cases {
                 let scalars = scalars_of(&mut rng, n, case.skew);
-                for &c in &windows {
-                    for &scatter_windows in &scatters {
-                        let config = MsmConfig { window_bits: c, scatter_windows, ..config };
-                        run_case(&gpu, case, &bases, &scalars, &config, profile);
+                // Index 0 is the embedded module; variants are swapped in.
+                for v in 0..=variants.len() {
+                    if v > 0 {
+                        std::mem::swap(&mut gpu.module, &mut variants[v - 1].1);
+                        println!("module: {}", variants[v - 1].0);
+                    }
+                    for &c in &windows {
+                        for &scatter_windows in &scatters {
+                            for &chunk0 in &chunks {
+                                let config = MsmConfig { window_bits: c, scatter_windows, chunk0, ..config };
+                                run_case(&gpu, case, &bases, &scalars, &config, profile);
+                            }
+                        }
+                    }
+                    if v > 0 {
+                        std::mem::swap(&mut gpu.module, &mut variants[v - 1].1);
                     }
                 }
             }

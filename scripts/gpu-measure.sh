@@ -27,9 +27,8 @@ if want arith; then
 fi
 if want msm; then
   .gpu/bin/bench-gpu_msm --profile 2>&1 | tee "$out/bench-msm.txt"
-  for m in $v/msm-*.cubin; do
-    .gpu/bin/bench-gpu_msm g1 --module "$m" 2>&1 | tee -a "$out/bench-msm-variants.txt"
-  done
+  mods=(); for m in $v/msm-*.cubin; do mods+=(--module "$m"); done
+  .gpu/bin/bench-gpu_msm g1 "${mods[@]}" 2>&1 | tee -a "$out/bench-msm-variants.txt"
   echo "msm done at $(( $(date +%s) - t0 )) s"
 fi
 if want msm-tables; then

@@ -15,6 +15,7 @@ use common::curves::{random_points, TestCurve, G1, G2};
 use common::{from_limbs, seeded_rng, Pod};
 use cuzk_kernels::gpu::msm as k;
 use cuzk_kernels::msm::digits::{num_windows, SignedDigits, MAX_WINDOW_BITS};
+use cuzk_kernels::msm::tables::{TABLE_BATCH, TABLE_SCRATCH_ELEMENTS};
 use cuzk_kernels::msm::plan::{
     default_scatter_windows, default_window_bits, msm_scratch_bytes, scan_layout, scan_steps, Curve,
     MsmConfig, MsmIo, MsmPlan, Step, SCATTER_CURSOR_BYTES, table_spacing_bits,
@@ -697,7 +698,10 @@ fn scatter_launches_cover_every_window_once() {
             }
         }
     }
-    assert_eq!((default_scatter_windows(16), default_scatter_windows(20)), (4, 1));
+    assert_eq!((default_scatter_windows(16, 16, 16), default_scatter_windows(20, 13, 13)), (4, 1));
+    // Tables with one bucket set: one launch for every window; two sets of
+    // 2^21 cursors do not fit, so one window per launch.
+    assert_eq!((default_scatter_windows(22, 1, 12), default_scatter_windows(22, 2, 12)), (12, 1));
 }
 
 #[test]
@@ -849,16 +853,22 @@ fn precomputed_tables_match_blstrs() {
 #[test]
 fn table_kernel_doubles_like_blstrs() {
     let (mut rng, seed) = seeded_rng("table_kernel_doubles_like_blstrs");
-    for spacing in [1u32, 5, 24] {
-        let b = bases::<G1>(&mut rng, 50);
+    // Sizes around the batch of points that share an inversion, and runs
+    // of identities inside one batch.
+    for (spacing, n) in [(1u32, 50), (5, TABLE_BATCH), (24, TABLE_BATCH + 1), (3, 2 * TABLE_BATCH + 5)] {
+        let mut b = bases::<G1>(&mut rng, n);
+        b[n / 2] = G1Affine::identity();
+        b[n - 1] = G1Affine::identity();
         let want = tables_of::<G1>(&b, 2, spacing);
         let mut got = vec![G1Affine::identity(); b.len()];
-        unsafe { k::msm_g1_tables(limbs(&b).as_ptr(), got.as_mut_ptr().cast(), b.len() as u32, spacing) };
-        assert!(got[..] == want[b.len()..], "G1, spacing {spacing} (seed {seed})");
-        let b2 = bases::<G2>(&mut rng, 12);
+        let mut scratch = vec![0u64; TABLE_SCRATCH_ELEMENTS * 6 * n];
+        unsafe { k::msm_g1_tables(limbs(&b).as_ptr(), got.as_mut_ptr().cast(), scratch.as_mut_ptr(), n as u32, spacing) };
+        assert!(got[..] == want[b.len()..], "G1, spacing {spacing}, {n} points (seed {seed})");
+        let b2 = bases::<G2>(&mut rng, n.min(20));
         let want2 = tables_of::<G2>(&b2, 2, spacing);
         let mut got2 = vec![G2Affine::identity(); b2.len()];
-        unsafe { k::msm_g2_tables(limbs(&b2).as_ptr(), got2.as_mut_ptr().cast(), b2.len() as u32, spacing) };
-        assert!(got2[..] == want2[b2.len()..], "G2, spacing {spacing} (seed {seed})");
+        let mut scratch2 = vec![0u64; TABLE_SCRATCH_ELEMENTS * 12 * b2.len()];
+        unsafe { k::msm_g2_tables(limbs(&b2).as_ptr(), got2.as_mut_ptr().cast(), scratch2.as_mut_ptr(), b2.len() as u32, spacing) };
+        assert!(got2[..] == want2[b2.len()..], "G2, spacing {spacing}, {} points (seed {seed})", b2.len());
     }
 }

@@ -20,6 +20,7 @@ use cust::event::{Event, EventFlags};
 use cust::stream::{Stream, StreamFlags};
 use cuzk_kernels::layout::{G1_AFFINE_LIMBS, G1_JACOBIAN_LIMBS, G2_AFFINE_LIMBS, G2_JACOBIAN_LIMBS};
 use cuzk_kernels::msm::plan::{MsmIo, Step, MSM_BLOCK};
+use cuzk_kernels::msm::tables::{TABLE_BATCH, TABLE_SCRATCH_ELEMENTS};
 
 pub use cuzk_kernels::msm::plan::{default_window_bits, table_spacing_bits, Curve as MsmCurve, MsmConfig, MsmPlan};
 
@@ -32,6 +33,10 @@ use crate::error::ProverError;
 // Kernel `u32` parameters are passed as pointers to `u64` values (see
 // `Step::args`), which is only right on little-endian hosts.
 const _: () = assert!(cfg!(target_endian = "little"));
+
+/// Points per launch of the table kernel: bounds its scratch (three field
+/// elements per point).
+const TABLE_CHUNK_POINTS: usize = 1 << 22;
 
 /// Arena bytes an MSM of `n` scalars on `curve` needs with window bits `c`
 /// (0: [`default_window_bits`]) and default settings otherwise. For other
@@ -72,8 +77,8 @@ impl GpuBases {
     /// [`Self::upload_g1`] plus `tables − 1` precomputed tables for MSMs
     /// with window bits `c` and `MsmConfig::tables = tables`: table `a`
     /// holds `2^(a · table_spacing_bits(c, tables))·P`, made on the GPU
-    /// (one inversion per point and table; blocks until done). Costs
-    /// `tables` times the bases' memory.
+    /// (doublings, one inversion per `TABLE_BATCH` points; blocks until
+    /// done). Costs `tables` times the bases' memory.
     pub fn upload_g1_tables(gpu: &GpuDevice, bases: &[G1Affine], c: u32, tables: u32) -> Result<Self, ProverError> {
         Self::upload_g1(gpu, bases)?.with_tables(gpu, c, tables)
     }
@@ -106,14 +111,30 @@ impl GpuBases {
             MsmCurve::G2 => "msm_g2_tables",
         };
         let spacing = table_spacing_bits(c, tables);
+        // The kernel's scratch (ZZ, ZZZ and a running product per point),
+        // for one chunk of points at a time: a one-time allocation while
+        // the bases are set up, at most ≈ 1.2 GB (G2).
+        let affine = self.curve.affine_limbs();
+        let field = affine / 2;
+        let chunk = self.len.min(TABLE_CHUNK_POINTS);
+        // SAFETY: scratch only; the kernel writes before it reads.
+        let scratch = unsafe { DeviceBuffer::<u64>::uninitialized((chunk * TABLE_SCRATCH_ELEMENTS * field).max(1)) }
+            .map_err(|e| gpu_err("MSM table scratch", e))?;
         for a in 1..tables as usize {
-            let mut src = buf.as_device_ptr().as_raw() + 8 * (words * (a - 1)) as u64;
-            let mut dst = src + 8 * words as u64;
-            let (mut n, mut bits) = (self.len as u64, spacing as u64);
-            let args = [&mut src, &mut dst, &mut n, &mut bits].map(|v| v as *mut u64 as *mut c_void);
-            // SAFETY: table a − 1 is written (copied, or by the previous
-            // launch on this stream) and table a has room for `len` points.
-            unsafe { launch_blocks_of(&gpu.module, &stream, name, self.len as u32, MSM_BLOCK, &args)? };
+            for begin in (0..self.len).step_by(chunk.max(1)) {
+                let points = chunk.min(self.len - begin);
+                let mut src = buf.as_device_ptr().as_raw() + 8 * (words * (a - 1) + begin * affine) as u64;
+                let mut dst = src + 8 * words as u64;
+                let mut tmp = scratch.as_device_ptr().as_raw();
+                let (mut n, mut bits) = (points as u64, spacing as u64);
+                let args = [&mut src, &mut dst, &mut tmp, &mut n, &mut bits].map(|v| v as *mut u64 as *mut c_void);
+                // SAFETY: table a − 1 is written (copied, or by an earlier
+                // launch on this stream), table a has room for `len` points
+                // and the scratch for `chunk`; launches on one stream do not
+                // overlap, so chunks can share the scratch.
+                let threads = points.div_ceil(TABLE_BATCH) as u32;
+                unsafe { launch_blocks_of(&gpu.module, &stream, name, threads, MSM_BLOCK, &args)? };
+            }
         }
         stream.synchronize().map_err(|e| gpu_err("MSM base tables", e))?;
         Ok(GpuBases { buf, tables, table_c: c, ..self })

@@ -90,9 +90,10 @@ kernel! {
 macro_rules! msm_curve_kernels {
     ($C:ty, prefetch $prefetch:literal: $acc0:ident, $acc:ident, $merge:ident, $windows:ident, $finish:ident, $tables:ident) => {
         kernel! {
-            /// The next table of precomputed bases: `dst = 2^spacing · src`, `n` points.
-            fn $tables(src: *const u64, dst: *mut u64, n: u32, spacing: u32) {
-                tables::next_table::<$C>(src, dst, n, spacing);
+            /// The next table of precomputed bases: `dst = 2^spacing · src`, `n` points
+            /// (`scratch`: `tables::TABLE_SCRATCH_ELEMENTS` field elements per point).
+            fn $tables(src: *const u64, dst: *mut u64, scratch: *mut u64, n: u32, spacing: u32) {
+                tables::next_table::<$C>(src, dst, scratch, n, spacing);
             }
         }
 

@@ -120,14 +120,23 @@ pub const SCATTER_CURSOR_BYTES: u64 = 512 << 10;
 /// few enough blocks that a short list costs little to walk past.
 pub const LISTED_THREADS: u32 = 1 << 22;
 
-/// Windows per scatter launch for window size `c`: as many as keep the
-/// cursors of one launch within [`SCATTER_CURSOR_BYTES`], at least one.
+/// Windows per scatter launch for window size `c` and `sets` bucket sets
+/// over `windows` windows: as many as keep the cursors of one launch within
+/// [`SCATTER_CURSOR_BYTES`], at least one; every window when all windows
+/// share the bucket sets that fit (tables: window `w` uses set `w mod sets`,
+/// so one set means one cursor array however many windows a launch has).
 /// H200, G1, random scalars, scatter ms for 1 / 2 / 4 / all windows per
 /// launch: 2^26 (c = 20) 46.6 / 50.4 / 54.3 / 73.7; 2^24 (c = 16) 10.2 /
-/// 8.0 / 7.7 / 11.7 (docs/PERFORMANCE.md).
-pub fn default_scatter_windows(c: u32) -> u32 {
-    let per_window = 4u64 << (c - 1);
-    (SCATTER_CURSOR_BYTES / per_window).clamp(1, u32::MAX as u64) as u32
+/// 8.0 / 7.7 / 11.7; 2^26, c = 22, 12 tables (one set) 56.8 / 53.1 / 51.1 /
+/// 49.5 (docs/PERFORMANCE.md).
+pub fn default_scatter_windows(c: u32, sets: u32, windows: u32) -> u32 {
+    let per_set = 4u64 << (c - 1);
+    let fit = (SCATTER_CURSOR_BYTES / per_set).clamp(1, u32::MAX as u64) as u32;
+    if sets <= fit {
+        windows
+    } else {
+        fit
+    }
 }
 
 /// Most merge levels a plan can have (`c − 1 ≤ 21` bits at fan 2^1).
@@ -626,15 +635,15 @@ impl MsmPlan {
             return Err("MSM: window bits must be in 1..=22 (1..=26 with tables)");
         }
         let windows = num_windows(c);
-        let scatter_windows = match config.scatter_windows {
-            0 => default_scatter_windows(c),
-            w => w,
-        }
-        .min(windows);
         if tables > windows {
             return Err("MSM: more tables than windows");
         }
         let sets = bucket_sets(windows, tables);
+        let scatter_windows = match config.scatter_windows {
+            0 => default_scatter_windows(c, sets, windows),
+            w => w,
+        }
+        .min(windows);
         if (sets as u64) << (c - 1) > MAX_BUCKETS {
             return Err("MSM: too many buckets (sets · 2^(c−1) > 2^25); use more tables");
         }
