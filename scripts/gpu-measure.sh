@@ -32,12 +32,14 @@ if want msm; then
   echo "msm done at $(( $(date +%s) - t0 )) s"
 fi
 if want msm-tables; then
-  # Precomputed tables (memory: tables × bases): G1 2^26 at c = 24 with 11
-  # tables (71 GB) and c = 22 with 12, G1 2^27 at c = 22 with 6 (77 GB), G2
-  # 2^24 at c = 20 with 13 (42 GB); each prints its table build time.
-  for run in "g1 2^26:24:11" "g1 2^26:22:12" "g1 2^27:22:6" "g2 2^24:20:13" "g2 2^24:22:12"; do
-    IFS=: read -r case c t <<< "$run"
-    .gpu/bin/bench-gpu_msm $case --c $c --tables $t 2>&1 | tee -a "$out/bench-msm-tables.txt"
+  # Precomputed tables (memory: tables × bases), the best configurations
+  # measured (docs/PERFORMANCE.md, session 9): G2 2^24 at c = 22 with 12
+  # tables (39 GB), G1 2^26 at c = 22 with 12 (77 GB; first-level chunks of
+  # 1024 and 2048 entries), G1 2^27 at c = 22 with 6 (77 GB); each prints
+  # its table build time.
+  for run in "g2 2^24:22:12:0" "g1 2^26:22:12:1024,2048" "g1 2^27:22:6:0"; do
+    IFS=: read -r case c t chunks <<< "$run"
+    .gpu/bin/bench-gpu_msm $case --c $c --tables $t --chunk0 $chunks --profile 2>&1 | tee -a "$out/bench-msm-tables.txt"
   done
 fi
 if want msm-windows; then
