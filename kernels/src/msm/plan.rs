@@ -67,12 +67,16 @@ pub struct MsmConfig {
     /// ceil(windows / t)`, see [`table_spacing_bits`]), and window `w = a·sets
     /// + b` adds into bucket set `b`: `sets` bucket sets instead of
     /// `windows`, so a larger `c` (fewer windows, fewer additions) costs
-    /// fewer buckets. `window_bits` must then be the tables' `c`.
+    /// fewer buckets. `window_bits` must then be the tables' `c`. Best
+    /// measured on an H200 (docs/PERFORMANCE.md, session 9): c = 22 with 12
+    /// tables (one set) for G1 2^26 (402 ms, 77 GB of tables) and G2 2^24
+    /// (304 ms, 39 GB), 6 tables (two sets) for G1 2^27 (806 ms, 77 GB).
     pub tables: u32,
 }
 
 /// Largest window with precomputed tables: fewer sets make larger windows
-/// affordable (c = 24: 11 windows instead of 13 at c = 20).
+/// affordable (c = 24: 11 windows instead of 13 at c = 20), though the
+/// scatter's cursors grow with `2^(c−1)` (c = 22 measured best).
 pub const MAX_TABLE_WINDOW_BITS: u32 = 26;
 
 /// Most buckets (`sets · 2^(c−1)`) a plan may have.
