@@ -172,26 +172,12 @@ fn host_msm<C: MsmCurve>(
 where
     C::Affine: Pod,
 {
-    host_msm_selected::<C>(bases, base_offset, scalars, density, scalars.len(), config)
+    host_msm_run::<C>(bases, bases.len(), base_offset, scalars, density, scalars.len(), config)
 }
 
-/// [`host_msm`] planned for at most `selected` selected scalars.
-fn host_msm_selected<C: MsmCurve>(
-    bases: &[C::Affine],
-    base_offset: usize,
-    scalars: &[Scalar],
-    density: Option<&[u64]>,
-    selected: usize,
-    config: &MsmConfig,
-) -> C::Projective
-where
-    C::Affine: Pod,
-{
-    host_msm_run::<C>(bases, bases.len(), base_offset, scalars, density, selected, config)
-}
-
-/// One MSM through the plan on the host, `bases` holding `config.tables`
-/// tables of `per_table` bases each (or just `per_table` bases).
+/// One MSM through the plan on the host, planned for at most `selected`
+/// selected scalars, `bases` holding `config.tables` tables of `per_table`
+/// bases each (or just `per_table` bases).
 fn host_msm_run<C: MsmCurve>(
     bases: &[C::Affine],
     per_table: usize,
@@ -630,7 +616,7 @@ where
     // (which must drop the later selected scalars, not overrun the arena).
     let keep = rng.gen_range(0..=ones);
     for (planned, kept) in [(n, ones), (ones, ones), (keep, keep)] {
-        let got = host_msm_selected::<C>(&b, offset, &s, Some(&words), planned, config);
+        let got = host_msm_run::<C>(&b, b.len(), offset, &s, Some(&words), planned, config);
         let selected = s
             .iter()
             .zip(&bits)
