@@ -863,7 +863,9 @@ impl MsmPlan {
         f(Step::Histogram {
             digits,
             counts: starts,
-            digit_list,
+            // Only launches after the first read the list: with one scatter
+            // launch the histogram does not write it (null).
+            digit_list: if self.scatter_windows < self.windows { digit_list } else { 0 },
             digit_count,
         })?;
         scan(&l.starts, &mut f)?;

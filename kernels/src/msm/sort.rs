@@ -25,18 +25,21 @@ unsafe fn start(a: &DigitArgs, i: usize) -> (u32, Kind, SignedDigits) {
 
 /// `counts[key] += 1` for every entry; the index of every scalar with
 /// digits (neither skipped nor a one) appended to `digit_list`, for the
-/// scatter's later launches.
+/// scatter's later launches (none when `digit_list` is null: one launch).
 ///
 /// # Safety
 /// `counts` holds `ones_key(c, windows) + 1` zeroed counters, `digit_list`
-/// room for `n` indices, `*digit_count` is 0; `a` as documented on
+/// room for `n` indices or null, `*digit_count` is 0; `a` as documented on
 /// [`DigitArgs`].
 #[inline(always)]
 pub unsafe fn histogram(a: &DigitArgs, counts: *mut u32, digit_list: *mut u32, digit_count: *mut u32) {
     let ones = ones_key(a.c, a.sets);
     for i in uniform_indices(a.n) {
         let (base, kind, mut digits) = start(a, i);
-        append(digit_list, digit_count, i as u32, kind == Kind::Digits);
+        // Warp-uniform: the pointer is a kernel argument.
+        if !digit_list.is_null() {
+            append(digit_list, digit_count, i as u32, kind == Kind::Digits);
+        }
         // A warp with no lane that has anything to add skips the rounds
         // (uniform: every lane sees the same vote).
         if warp_all_skip(kind) {
