@@ -685,9 +685,9 @@ fn scatter_launches_cover_every_window_once() {
         }
     }
     assert_eq!((default_scatter_windows(16, 16, 16), default_scatter_windows(20, 13, 13)), (4, 1));
-    // Tables with one bucket set: one launch for every window; two sets of
-    // 2^21 cursors do not fit, so one window per launch.
-    assert_eq!((default_scatter_windows(22, 1, 12), default_scatter_windows(22, 2, 12)), (12, 1));
+    // Tables: one launch per bucket set, its windows being consecutive.
+    assert_eq!((default_scatter_windows(22, 1, 12), default_scatter_windows(22, 2, 12)), (12, 6));
+    assert_eq!(default_scatter_windows(22, 3, 12), 4);
 }
 
 #[test]
@@ -784,7 +784,7 @@ where
     assert_eq!(plan.sets, num_windows(c).div_ceil(t), "c = {c}, t = {t}");
     assert_eq!(plan.n_keys, (plan.sets << (c - 1)) + 1);
     let spacing = table_spacing_bits(c, t);
-    assert_eq!(spacing, c * plan.sets);
+    assert_eq!(spacing, c);
     let s = scalars(rng, n);
     match density_p {
         None => {
@@ -807,8 +807,8 @@ where
     }
 }
 
-/// Precomputed tables: window `a·sets + b` adds table `a`'s base into
-/// bucket set `b`; against blstrs for table counts that divide the windows
+/// Precomputed tables: window `b·p + a` (`p` windows per set) adds table
+/// `a`'s base into bucket set `b`; against blstrs for table counts that divide the windows
 /// and that do not, one table per window (a single set), with densities
 /// and base offsets, and on G2.
 #[test]

@@ -125,35 +125,43 @@ pub struct DigitArgs {
     /// Windows, [`num_windows`]`(c)`.
     pub windows: u32,
     /// Bucket sets: `windows` without precomputed tables; with `t` tables,
-    /// `ceil(windows / t)`, and window `w = a·sets + b` uses set `b` and
-    /// table `a` (bases `2^(c·sets·a)·P`, `stride` apart).
+    /// `ceil(windows / t)`, and window `w = b·per_set + a` (`per_set =
+    /// ceil(windows / sets)`) uses set `b` and table `a` (bases
+    /// `2^(c·a)·P`, `stride` apart); see [`SetWalk`].
     pub sets: u32,
     /// Bases per table (0 without tables).
     pub stride: u32,
 }
 
 /// Which bucket set and which table's bases a window uses, round by round
-/// (counters instead of a division, which would bring a panic path).
+/// (counters instead of a division per round): windows go set by set,
+/// `per_set = ceil(windows / sets)` consecutive windows to a set, each with
+/// the next table (window `w = b·per_set + a`: set `b`, table `a`).
+/// Without tables every window is its own set (`per_set = 1`).
 #[derive(Clone, Copy)]
 pub struct SetWalk {
     pub set: u32,
     /// Offset of the current table's bases.
     pub table_base: u32,
+    table: u32,
+    per_set: u32,
 }
 
 impl SetWalk {
     #[inline(always)]
-    pub fn new() -> Self {
-        SetWalk { set: 0, table_base: 0 }
+    pub fn new(a: &DigitArgs) -> Self {
+        SetWalk { set: 0, table_base: 0, table: 0, per_set: a.windows.div_ceil(a.sets.max(1)) }
     }
 
     /// On to the next window.
     #[inline(always)]
     pub fn next(&mut self, a: &DigitArgs) {
-        self.set += 1;
-        if self.set == a.sets {
-            self.set = 0;
-            self.table_base = self.table_base.wrapping_add(a.stride);
+        self.table += 1;
+        self.table_base = self.table_base.wrapping_add(a.stride);
+        if self.table == self.per_set {
+            self.table = 0;
+            self.table_base = 0;
+            self.set += 1;
         }
     }
 }

@@ -63,11 +63,13 @@ pub struct MsmConfig {
     /// Windows per scatter launch; 0: [`default_scatter_windows`].
     pub scatter_windows: u32,
     /// Precomputed tables of the bases (0 or 1: none): with `t`, the bases
-    /// hold `t` copies, copy `a` being `2^(c·sets·a)·P` (`sets =
-    /// ceil(windows / t)`, see [`table_spacing_bits`]), and window `w = a·sets
-    /// + b` adds into bucket set `b`: `sets` bucket sets instead of
-    /// `windows`, so a larger `c` (fewer windows, fewer additions) costs
-    /// fewer buckets. `window_bits` must then be the tables' `c`. Best
+    /// hold `t` copies, copy `a` being `2^(c·a)·P` (see
+    /// [`table_spacing_bits`]); with `sets = ceil(windows / t)` and `p =
+    /// ceil(windows / sets)`, window `w = b·p + a` adds copy `a` into bucket
+    /// set `b`, whose sum is weighted `2^(c·p·b)`: `sets` bucket sets instead
+    /// of `windows`, so a larger `c` (fewer windows, fewer additions) costs
+    /// fewer buckets, and a set's windows are consecutive (one scatter
+    /// launch, one cursor array). `window_bits` must then be the tables' `c`. Best
     /// measured on an H200 (docs/PERFORMANCE.md, session 9): c = 22 with 12
     /// tables (one set) for G1 2^26 (402 ms, 77 GB of tables) and G2 2^24
     /// (304 ms, 39 GB), 6 tables (two sets) for G1 2^27 (806 ms, 77 GB).
@@ -94,7 +96,17 @@ pub const fn bucket_sets(windows: u32, tables: u32) -> u32 {
 /// The doublings between consecutive tables for window bits `c` and
 /// `tables` tables: table `a` holds `2^(a · table_spacing_bits)·P`.
 pub const fn table_spacing_bits(c: u32, tables: u32) -> u32 {
-    c * bucket_sets(num_windows(c), tables)
+    let _ = tables;
+    c
+}
+
+/// Consecutive windows that share a bucket set: 1 without tables.
+pub const fn windows_per_set(windows: u32, sets: u32) -> u32 {
+    if sets == 0 {
+        windows
+    } else {
+        windows.div_ceil(sets)
+    }
 }
 
 /// Default merge fan of the bucket reduction's lower levels: 16 inputs per
@@ -125,17 +137,20 @@ pub const SCATTER_CURSOR_BYTES: u64 = 512 << 10;
 pub const LISTED_THREADS: u32 = 1 << 22;
 
 /// Windows per scatter launch for window size `c` and `sets` bucket sets
-/// over `windows` windows: as many as keep the cursors of one launch within
-/// [`SCATTER_CURSOR_BYTES`], at least one; every window when all windows
-/// share the bucket sets that fit (tables: window `w` uses set `w mod sets`,
-/// so one set means one cursor array however many windows a launch has).
+/// over `windows` windows. With tables, one set's windows (consecutive, see
+/// [`MsmConfig::tables`]): one cursor array however many windows a launch
+/// has. Without, as many windows as keep the cursors of one launch within
+/// [`SCATTER_CURSOR_BYTES`], at least one.
 /// H200, G1, random scalars, scatter ms for 1 / 2 / 4 / all windows per
 /// launch: 2^26 (c = 20) 46.6 / 50.4 / 54.3 / 73.7; 2^24 (c = 16) 10.2 /
 /// 8.0 / 7.7 / 11.7; 2^26, c = 22, 12 tables (one set) 56.8 / 53.1 / 51.1 /
 /// 49.5 (docs/PERFORMANCE.md).
 pub fn default_scatter_windows(c: u32, sets: u32, windows: u32) -> u32 {
-    let per_set = 4u64 << (c - 1);
-    let fit = (SCATTER_CURSOR_BYTES / per_set).clamp(1, u32::MAX as u64) as u32;
+    let per_set = windows_per_set(windows, sets);
+    if per_set > 1 {
+        return per_set;
+    }
+    let fit = (SCATTER_CURSOR_BYTES / (4u64 << (c - 1))).clamp(1, u32::MAX as u64) as u32;
     if sets <= fit {
         windows
     } else {
@@ -392,6 +407,7 @@ pub enum Step {
     },
     Windows {
         top: u64,
+        /// Doublings between consecutive sets' weights (`c · p`).
         c: u32,
         windows: u32,
         win: u64,
@@ -926,10 +942,11 @@ impl MsmPlan {
             })?;
             input = out;
         }
-        // One weighted sum per bucket set (set b carries weight 2^(c·b)).
+        // One weighted sum per bucket set (set b carries weight 2^(c·p·b),
+        // p consecutive windows per set).
         f(Step::Windows {
             top: input,
-            c: self.c,
+            c: self.c * windows_per_set(self.windows, self.sets),
             windows: self.sets,
             win,
         })?;

@@ -118,8 +118,10 @@ pub unsafe fn merge<C: CurveConfig>(
     }
 }
 
-/// One thread per window: `2^(c·w) · (U_w + T_w)` to `win + w·XYZZ`, from
-/// the last merge level's one `(U, T)` pair per window at `top`.
+/// One thread per window (bucket set): `2^(c·w) · (U_w + T_w)` to `win +
+/// w·XYZZ`, from the last merge level's one `(U, T)` pair per window at
+/// `top`; `c` is the weight's step in bits (the window bits times the
+/// windows per set with tables).
 ///
 /// # Safety
 /// `top` holds `2 · windows` points, `win` room for `windows`.

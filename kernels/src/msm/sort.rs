@@ -45,7 +45,7 @@ pub unsafe fn histogram(a: &DigitArgs, counts: *mut u32, digit_list: *mut u32, d
         if warp_all_skip(kind) {
             continue;
         }
-        let mut walk = SetWalk::new();
+        let mut walk = SetWalk::new(a);
         for round in 0..a.windows {
             let (key, _) = round_key(kind, &mut digits, round, walk, base, a.c, ones);
             walk.next(a);
@@ -97,7 +97,7 @@ pub unsafe fn scatter(
         if warp_all_skip(kind) {
             continue;
         }
-        let mut walk = SetWalk::new();
+        let mut walk = SetWalk::new(a);
         for round in 0..round_end {
             let (key, entry) = round_key(kind, &mut digits, round, walk, base, a.c, ones);
             walk.next(a);
