@@ -49,7 +49,8 @@ pub struct MsmConfig {
     /// Window bits `c` in `1..=22`; 0: [`default_window_bits`].
     pub window_bits: u32,
     /// Sorted entries per thread in the first accumulation level; 0: sized
-    /// so about [`TARGET_THREADS`] threads cover the `n · W` entry bound.
+    /// so about [`TARGET_THREADS`] threads cover the `n · W` entry bound,
+    /// at most [`MAX_DEFAULT_CHUNK0`].
     pub chunk0: u32,
     /// Items per thread in the later accumulation levels (≥ 4); 0: 16.
     pub chunk: u32,
@@ -174,6 +175,13 @@ pub const MSM_BLOCK: u32 = 128;
 /// Threads the first accumulation level aims for (enough to fill an H100 /
 /// H200 several times over at the occupancy the point kernels reach).
 pub const TARGET_THREADS: u64 = 1 << 17;
+
+/// Largest default first-level chunk: a chunk's serial additions are the
+/// level's tail. H200, G1, median ms at chunks of 1024 / 2048: 2^26 448.1 /
+/// 453.1, 2^27 857.2 / 861.0 (c = 20); with 12 tables at 2^26 402.3 /
+/// 406.0, with 6 at 2^27 801.5 / 805.6 (docs/PERFORMANCE.md, sessions 9
+/// and 10).
+pub const MAX_DEFAULT_CHUNK0: u64 = 1024;
 
 /// The window size for `n` scalars (G1 and G2 alike).
 ///
@@ -676,7 +684,7 @@ impl MsmPlan {
             entries_max
                 .div_ceil(TARGET_THREADS)
                 .next_power_of_two()
-                .clamp(4, 2048) as u32
+                .clamp(4, MAX_DEFAULT_CHUNK0) as u32
         };
         // Positions and `threads0 · chunk0` stay below 2^32.
         if entries_max + chunk0 as u64 > u32::MAX as u64 {
