@@ -71,9 +71,10 @@ pub struct MsmConfig {
     /// of `windows`, so a larger `c` (fewer windows, fewer additions) costs
     /// fewer buckets, and a set's windows are consecutive (one scatter
     /// launch, one cursor array). `window_bits` must then be the tables' `c`. Best
-    /// measured on an H200 (docs/PERFORMANCE.md, session 9): c = 22 with 12
-    /// tables (one set) for G1 2^26 (402 ms, 77 GB of tables) and G2 2^24
-    /// (304 ms, 39 GB), 6 tables (two sets) for G1 2^27 (806 ms, 77 GB).
+    /// measured on an H200 (docs/PERFORMANCE.md, sessions 9 and 10): c = 22
+    /// with 12 tables (one set) for G1 2^26 (397 ms, 77 GB of tables) and
+    /// G2 2^24 (301 ms, 39 GB), 6 tables (two sets) for G1 2^27 (789 ms,
+    /// 77 GB).
     pub tables: u32,
 }
 
