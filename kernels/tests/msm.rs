@@ -783,7 +783,7 @@ where
     let plan = MsmPlan::new(n.max(1), C::CURVE, &config).unwrap();
     assert_eq!(plan.sets, num_windows(c).div_ceil(t), "c = {c}, t = {t}");
     assert_eq!(plan.n_keys, (plan.sets << (c - 1)) + 1);
-    let spacing = table_spacing_bits(c, t);
+    let spacing = table_spacing_bits(c);
     assert_eq!(spacing, c);
     let s = scalars(rng, n);
     match density_p {

@@ -76,7 +76,7 @@ impl GpuBases {
 
     /// [`Self::upload_g1`] plus `tables − 1` precomputed tables for MSMs
     /// with window bits `c` and `MsmConfig::tables = tables`: table `a`
-    /// holds `2^(a · table_spacing_bits(c, tables))·P`, made on the GPU
+    /// holds `2^(a · table_spacing_bits(c))·P`, made on the GPU
     /// (doublings, one inversion per `TABLE_BATCH` points; blocks until
     /// done). Costs `tables` times the bases' memory.
     pub fn upload_g1_tables(gpu: &GpuDevice, bases: &[G1Affine], c: u32, tables: u32) -> Result<Self, ProverError> {
@@ -110,7 +110,7 @@ impl GpuBases {
             MsmCurve::G1 => "msm_g1_tables",
             MsmCurve::G2 => "msm_g2_tables",
         };
-        let spacing = table_spacing_bits(c, tables);
+        let spacing = table_spacing_bits(c);
         // The kernel's scratch (ZZ, ZZZ and a running product per point),
         // for one chunk of points at a time: a one-time allocation while
         // the bases are set up, at most ≈ 1.2 GB (G2).

@@ -133,6 +133,13 @@ pub struct DigitArgs {
     pub stride: u32,
 }
 
+/// Consecutive windows that share a bucket set (1 without tables, where
+/// `sets == windows`).
+#[inline(always)]
+pub fn windows_per_set(windows: u32, sets: u32) -> u32 {
+    windows.div_ceil(sets.max(1))
+}
+
 /// Which bucket set and which table's bases a window uses, round by round
 /// (counters instead of a division per round): windows go set by set,
 /// `per_set = ceil(windows / sets)` consecutive windows to a set, each with
@@ -150,7 +157,7 @@ pub struct SetWalk {
 impl SetWalk {
     #[inline(always)]
     pub fn new(a: &DigitArgs) -> Self {
-        SetWalk { set: 0, table_base: 0, table: 0, per_set: a.windows.div_ceil(a.sets.max(1)) }
+        SetWalk { set: 0, table_base: 0, table: 0, per_set: windows_per_set(a.windows, a.sets) }
     }
 
     /// On to the next window.

@@ -8,7 +8,7 @@
 //! Addresses are plain `u64`: device addresses for CUDA, host addresses in
 //! the tests. Host-only (not compiled into the PTX).
 
-use super::digits::{num_windows, MAX_WINDOW_BITS};
+use super::digits::{num_windows, windows_per_set, MAX_WINDOW_BITS};
 use super::scan::{chunks, CHUNK};
 use crate::layout::{
     G1_AFFINE_LIMBS, G1_JACOBIAN_LIMBS, G1_XYZZ_LIMBS, G2_AFFINE_LIMBS, G2_JACOBIAN_LIMBS,
@@ -95,20 +95,11 @@ pub const fn bucket_sets(windows: u32, tables: u32) -> u32 {
     }
 }
 
-/// The doublings between consecutive tables for window bits `c` and
-/// `tables` tables: table `a` holds `2^(a · table_spacing_bits)·P`.
-pub const fn table_spacing_bits(c: u32, tables: u32) -> u32 {
-    let _ = tables;
+/// The doublings between consecutive tables for window bits `c`: table
+/// `a` holds `2^(a · table_spacing_bits(c))·P` (a set's windows are
+/// consecutive, so each table is one window further, whatever the count).
+pub const fn table_spacing_bits(c: u32) -> u32 {
     c
-}
-
-/// Consecutive windows that share a bucket set: 1 without tables.
-pub const fn windows_per_set(windows: u32, sets: u32) -> u32 {
-    if sets == 0 {
-        windows
-    } else {
-        windows.div_ceil(sets)
-    }
 }
 
 /// Default merge fan of the bucket reduction's lower levels: 16 inputs per
@@ -152,12 +143,9 @@ pub fn default_scatter_windows(c: u32, sets: u32, windows: u32) -> u32 {
     if per_set > 1 {
         return per_set;
     }
+    // One window per set: no tables, `sets == windows`.
     let fit = (SCATTER_CURSOR_BYTES / (4u64 << (c - 1))).clamp(1, u32::MAX as u64) as u32;
-    if sets <= fit {
-        windows
-    } else {
-        fit
-    }
+    fit.min(windows)
 }
 
 /// Most merge levels a plan can have (`c − 1 ≤ 21` bits at fan 2^1).
