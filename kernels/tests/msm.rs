@@ -18,7 +18,7 @@ use cuzk_kernels::msm::digits::{num_windows, SignedDigits, MAX_WINDOW_BITS};
 use cuzk_kernels::msm::tables::{TABLE_BATCH, TABLE_SCRATCH_ELEMENTS};
 use cuzk_kernels::msm::plan::{
     default_scatter_windows, default_window_bits, msm_scratch_bytes, scan_layout, scan_steps, Curve,
-    MsmConfig, MsmIo, MsmPlan, Step, SCATTER_CURSOR_BYTES, table_spacing_bits,
+    MsmConfig, MsmIo, MsmPlan, Sort, Step, SCATTER_CURSOR_BYTES, table_spacing_bits, padded_cap_log,
 };
 use ff::{Field, PrimeField};
 use group::prime::PrimeCurveAffine;
@@ -78,6 +78,20 @@ unsafe fn exec(curve: Curve, step: Step) {
                 u(14),
                 u(15),
             )
+        }
+        Step::ScatterPadded { .. } => {
+            assert_eq!(n, 16);
+            k::msm_scatter_padded(
+                p64(0), u(1), p64(2), p32(3), u(4), u(5), u(6), u(7), u(8), u(9), p32(10), u(11), p32(12), p64(13), p32(14), u(15),
+            )
+        }
+        Step::Compact { .. } => {
+            assert_eq!(n, 5);
+            k::msm_compact(p32(0), u(1), u(2), p32(3), p32(4))
+        }
+        Step::PlaceOverflow { .. } => {
+            assert_eq!(n, 5);
+            k::msm_place_overflow(p64(0), p32(1), p32(2), u(3), p32(4))
         }
         Step::Accumulate0 { .. } => {
             assert_eq!(n, 9);
@@ -278,6 +292,15 @@ fn scalars(rng: &mut ChaCha8Rng, n: usize) -> Vec<Scalar> {
         .collect()
 }
 
+/// Either sort: counted, or padded with 1 … 16 slots per bucket (small
+/// capacities overflow all the time) or the automatic capacity.
+fn random_sort(rng: &mut ChaCha8Rng) -> Sort {
+    match rng.gen_range(0..=5) {
+        0 => Sort::Counted,
+        cap_log => Sort::Padded { cap_log: cap_log - 1 },
+    }
+}
+
 fn check<C: MsmCurve>(
     what: &str,
     seed: u64,
@@ -409,6 +432,7 @@ fn g1_every_size_up_to_80_default_and_small_windows() {
             reduce_top_fan_log: rng.gen_range(0..=3),
             scatter_windows: rng.gen_range(0..=3),
             tables: 0,
+            sort: random_sort(&mut rng),
         };
         check::<G1>("small chunks", seed, &b[..n], &s, &config);
     }
@@ -429,6 +453,7 @@ fn g2_small_sizes() {
             reduce_top_fan_log: 2,
             scatter_windows: 2,
             tables: 0,
+            sort: Sort::Padded { cap_log: 1 },
         };
         check::<G2>("small chunks", seed, &b[..n], &s, &config);
     }
@@ -512,6 +537,7 @@ fn skewed_buckets_go_through_many_levels() {
                 reduce_top_fan_log: 3,
                 scatter_windows: 1,
                 tables: 0,
+                sort: Sort::Counted,
             },
             MsmConfig {
                 window_bits: 3,
@@ -521,6 +547,7 @@ fn skewed_buckets_go_through_many_levels() {
                 reduce_top_fan_log: 2,
                 scatter_windows: 2,
                 tables: 0,
+                sort: Sort::Padded { cap_log: 0 },
             },
             MsmConfig {
                 window_bits: 6,
@@ -530,6 +557,7 @@ fn skewed_buckets_go_through_many_levels() {
                 reduce_top_fan_log: 1,
                 scatter_windows: 3,
                 tables: 0,
+                sort: Sort::Padded { cap_log: 2 },
             },
             // Wide merge levels below (19 windows · 2^10 outputs), top
             // levels of fan 4 above.
@@ -541,6 +569,7 @@ fn skewed_buckets_go_through_many_levels() {
                 reduce_top_fan_log: 2,
                 scatter_windows: 1,
                 tables: 0,
+                sort: Sort::Padded { cap_log: 3 },
             },
         ] {
             check::<G1>(what, seed, &b, s, &config);
@@ -566,6 +595,7 @@ fn skewed_buckets_go_through_many_levels() {
                 reduce_top_fan_log: 1,
                 scatter_windows: 1,
                 tables: 0,
+                sort: Sort::Padded { cap_log: 1 },
             },
         );
     }
@@ -645,6 +675,7 @@ fn density_selects_scalars_and_offsets_bases() {
                 reduce_top_fan_log: 2,
                 scatter_windows: 1,
                 tables: 0,
+                sort: Sort::Padded { cap_log: 2 },
             };
             check_density::<G1>(&mut rng, seed, n, p, &config);
         }
@@ -779,8 +810,10 @@ where
     C::Affine: Pod,
     C::Projective: std::ops::Mul<Scalar, Output = C::Projective> + From<C::Affine>,
 {
-    let config = MsmConfig { window_bits: c, tables: t, chunk0: 3, chunk: 4, ..MsmConfig::default() };
+    let sort = [Sort::Auto, Sort::Counted, Sort::Padded { cap_log: 1 }][n % 3];
+    let config = MsmConfig { window_bits: c, tables: t, chunk0: 3, chunk: 4, sort, ..MsmConfig::default() };
     let plan = MsmPlan::new(n.max(1), C::CURVE, &config).unwrap();
+    assert_eq!(plan.cap_log.is_some(), sort != Sort::Counted, "tables sort padded by default");
     assert_eq!(plan.sets, num_windows(c).div_ceil(t), "c = {c}, t = {t}");
     assert_eq!(plan.n_keys, (plan.sets << (c - 1)) + 1);
     let spacing = table_spacing_bits(c);
@@ -857,4 +890,61 @@ fn table_kernel_doubles_like_blstrs() {
         unsafe { k::msm_g2_tables(limbs(&b2).as_ptr(), got2.as_mut_ptr().cast(), scratch2.as_mut_ptr(), b2.len() as u32, spacing) };
         assert!(got2[..] == want2[b2.len()..], "G2, spacing {spacing}, {} points (seed {seed})", b2.len());
     }
+}
+
+/// The histogram-free padded sort against blstrs: capacities from one slot
+/// per bucket (nearly every entry overflows) to more than any bucket needs,
+/// inputs that pile into one bucket (all equal, all one), densities with
+/// offsets, several scatter launches, G2.
+#[test]
+fn padded_sort_matches_blstrs() {
+    let (mut rng, seed) = seeded_rng("padded_sort_matches_blstrs");
+    let b = bases::<G1>(&mut rng, 400);
+    for n in [1usize, 31, 200, 400] {
+        let s = scalars(&mut rng, n);
+        for cap_log in [0, 1, 3, 6, 0] {
+            let c = rng.gen_range(3..=9);
+            let config = MsmConfig { window_bits: c, scatter_windows: rng.gen_range(0..=2), sort: Sort::Padded { cap_log }, ..MsmConfig::default() };
+            check::<G1>("padded", seed, &b[..n], &s, &config);
+        }
+    }
+    let same = Scalar::random(&mut rng);
+    for (what, s) in [("all equal", vec![same; 300]), ("all one", vec![Scalar::ONE; 300]), ("all zero", vec![Scalar::ZERO; 300])] {
+        for cap_log in [0, 2, 9] {
+            let config = MsmConfig { window_bits: 5, sort: Sort::Padded { cap_log }, ..MsmConfig::default() };
+            check::<G1>(what, seed, &b[..300], &s, &config);
+        }
+    }
+    for p in [0.2, 1.0] {
+        let config = MsmConfig { window_bits: 6, sort: Sort::Padded { cap_log: 2 }, ..MsmConfig::default() };
+        check_density::<G1>(&mut rng, seed, 250, p, &config);
+    }
+    let b2 = bases::<G2>(&mut rng, 50);
+    let s2 = scalars(&mut rng, 50);
+    check::<G2>("padded G2", seed, &b2, &s2, &MsmConfig { window_bits: 4, sort: Sort::Padded { cap_log: 1 }, ..MsmConfig::default() });
+}
+
+/// The padded plan: the automatic capacity covers the mean with room (512
+/// slots for the 384-entry buckets of G1 2^26 with 12 tables), the slots
+/// and overflow fit the arena after the entries, and capacities whose
+/// slots overflow `u32` positions are refused.
+#[test]
+fn padded_plan_capacity_and_layout() {
+    assert_eq!(padded_cap_log(12 << 26, 1 << 21), 9);
+    assert_eq!(padded_cap_log(12 << 24, 1 << 21), 8);
+    assert_eq!(padded_cap_log(0, 1 << 21), 5);
+    for (n, c, tables) in [(1usize << 20, 22, 12), (1000, 8, 3), (1 << 16, 16, 16)] {
+        let plan = MsmPlan::new(n, Curve::G1, &MsmConfig { window_bits: c, tables, ..MsmConfig::default() }).unwrap();
+        let cap_log = plan.cap_log.expect("tables: padded");
+        let mean = plan.entries_max as f64 / plan.ones_key as f64;
+        assert!(((1u64 << cap_log) as f64) > mean + 4.0 * mean.sqrt(), "n = {n}, c = {c}: cap 2^{cap_log}, mean {mean}");
+        let l = &plan.layout;
+        let entries_end = l.entries + (plan.entries_max as usize).div_ceil(2);
+        assert!(l.padded >= entries_end && l.overflow >= l.padded + ((plan.n_keys as usize) << cap_log).div_ceil(2));
+        assert!(l.overflow_count >= l.overflow + plan.entries_max as usize && l.overflow_count < plan.scratch_words());
+    }
+    let untabled = MsmPlan::new(1000, Curve::G1, &MsmConfig::default()).unwrap();
+    assert_eq!(untabled.cap_log, None, "no tables: counted by default");
+    let huge = MsmConfig { window_bits: 22, sort: Sort::Padded { cap_log: 12 }, ..MsmConfig::default() };
+    assert!(MsmPlan::new(1 << 20, Curve::G1, &huge).is_err());
 }

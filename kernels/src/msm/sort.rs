@@ -14,7 +14,7 @@ use super::NO_KEY;
 
 /// The per-lane state for one scalar (or an idle lane past the end).
 #[inline(always)]
-unsafe fn start(a: &DigitArgs, i: usize) -> (u32, Kind, SignedDigits) {
+pub(super) unsafe fn start(a: &DigitArgs, i: usize) -> (u32, Kind, SignedDigits) {
     let (base, limbs, kind) = if i < a.n as usize {
         load(a, i)
     } else {
@@ -129,7 +129,7 @@ unsafe fn append(list: *mut u32, count: *mut u32, i: u32, flag: bool) {
 
 /// Whether every lane of the warp skips its scalar (zeros, unselected).
 #[inline(always)]
-unsafe fn warp_all_skip(kind: Kind) -> bool {
+pub(super) unsafe fn warp_all_skip(kind: Kind) -> bool {
     #[cfg(target_arch = "nvptx64")]
     {
         let skip = (kind == Kind::Skip) as u32;
