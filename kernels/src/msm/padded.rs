@@ -11,8 +11,8 @@
 //! packed slots once the starts are known. Correct for any input; fast
 //! when the overflow is rare.
 
-use super::digits::{ones_key, round_key, DigitArgs, SetWalk};
-use super::sort::{start, warp_all_skip};
+use super::digits::DigitArgs;
+use super::sort::{for_rounds, start, warp_all_skip};
 use super::warp::{aggregated_increment, any, uniform_indices};
 use super::NO_KEY;
 use crate::gpu::grid::indices;
@@ -37,7 +37,6 @@ pub unsafe fn scatter(
     round_begin: u32,
     round_end: u32,
 ) {
-    let ones = ones_key(a.c, a.sets);
     let round_end = round_end.min(a.windows);
     let cap = 1u32 << cap_log;
     for i in uniform_indices(a.n) {
@@ -45,13 +44,7 @@ pub unsafe fn scatter(
         if warp_all_skip(kind) {
             continue;
         }
-        let mut walk = SetWalk::new(a);
-        for round in 0..round_end {
-            let (key, entry) = round_key(kind, &mut digits, round, walk, base, a.c, ones);
-            walk.next(a);
-            if round < round_begin {
-                continue;
-            }
+        for_rounds(a, base, kind, &mut digits, round_begin, round_end, |key, entry| {
             let slot = aggregated_increment(counts, key);
             let spill = key != NO_KEY && slot >= cap;
             // The overflow's own warp-aggregated counter only when a lane
@@ -65,7 +58,7 @@ pub unsafe fn scatter(
             if key != NO_KEY && !spill {
                 *padded.add(((key as usize) << cap_log) + slot as usize) = entry;
             }
-        }
+        });
     }
 }
 
