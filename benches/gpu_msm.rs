@@ -203,8 +203,11 @@ fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], 
         plan.c,
         plan.windows,
         plan.scatter_windows,
-        // Padded sort: slots per bucket; counted: "-".
-        plan.cap_log.map_or("-".to_string(), |l| (1u32 << l).to_string()),
+        // Padded sort: slots per bucket (/ per top-window bucket); counted: "-".
+        plan.padded.map_or("-".to_string(), |p| match p.hot_len {
+            0 => (1u32 << p.cap_log).to_string(),
+            _ => format!("{}/{}", 1u32 << p.cap_log, 1u32 << p.hot_log),
+        }),
         plan.chunk0,
         plan.scratch_bytes() as f64 / 1e6,
         median,

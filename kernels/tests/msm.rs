@@ -14,11 +14,11 @@ use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use common::curves::{random_points, TestCurve, G1, G2};
 use common::{from_limbs, seeded_rng, Pod};
 use cuzk_kernels::gpu::msm as k;
-use cuzk_kernels::msm::digits::{num_windows, SignedDigits, MAX_WINDOW_BITS};
+use cuzk_kernels::msm::digits::{num_windows, top_digit_max, SignedDigits, MAX_WINDOW_BITS};
 use cuzk_kernels::msm::tables::{TABLE_BATCH, TABLE_SCRATCH_ELEMENTS};
 use cuzk_kernels::msm::plan::{
     default_scatter_windows, default_window_bits, msm_scratch_bytes, scan_layout, scan_steps, Curve,
-    MsmConfig, MsmIo, MsmPlan, Sort, Step, SCATTER_CURSOR_BYTES, table_spacing_bits, padded_cap_log,
+    MsmConfig, MsmIo, MsmPlan, PaddedShape, Sort, Step, SCATTER_CURSOR_BYTES, table_spacing_bits, padded_cap_log,
 };
 use ff::{Field, PrimeField};
 use group::prime::PrimeCurveAffine;
@@ -82,16 +82,16 @@ unsafe fn exec(curve: Curve, step: Step) {
         Step::ScatterPadded { .. } => {
             assert_eq!(n, 16);
             k::msm_scatter_padded(
-                p64(0), u(1), p64(2), p32(3), u(4), u(5), u(6), u(7), u(8), u(9), p32(10), u(11), p32(12), p64(13), p32(14), u(15),
+                p64(0), u(1), p64(2), p32(3), u(4), u(5), u(6), u(7), u(8), u(9), p32(10), a[11], p32(12), p64(13), p32(14), u(15),
             )
         }
         Step::Compact { .. } => {
-            assert_eq!(n, 5);
-            k::msm_compact(p32(0), u(1), u(2), p32(3), p32(4))
+            assert_eq!(n, 6);
+            k::msm_compact(p32(0), u(1), u(2), u(3), p32(4), p32(5))
         }
         Step::PlaceOverflow { .. } => {
             assert_eq!(n, 5);
-            k::msm_place_overflow(p64(0), p32(1), p32(2), u(3), p32(4))
+            k::msm_place_overflow(p64(0), p32(1), p32(2), a[3], p32(4))
         }
         Step::Accumulate0 { .. } => {
             assert_eq!(n, 9);
@@ -813,7 +813,7 @@ where
     let sort = [Sort::Auto, Sort::Counted, Sort::Padded { cap_log: 1 }][n % 3];
     let config = MsmConfig { window_bits: c, tables: t, chunk0: 3, chunk: 4, sort, ..MsmConfig::default() };
     let plan = MsmPlan::new(n.max(1), C::CURVE, &config).unwrap();
-    assert_eq!(plan.cap_log.is_some(), sort != Sort::Counted, "tables sort padded by default");
+    assert_eq!(plan.padded.is_some(), sort != Sort::Counted, "tables sort padded by default");
     assert_eq!(plan.sets, num_windows(c).div_ceil(t), "c = {c}, t = {t}");
     assert_eq!(plan.n_keys, (plan.sets << (c - 1)) + 1);
     let spacing = table_spacing_bits(c);
@@ -935,16 +935,87 @@ fn padded_plan_capacity_and_layout() {
     assert_eq!(padded_cap_log(0, 1 << 21), 5);
     for (n, c, tables) in [(1usize << 20, 22, 12), (1000, 8, 3), (1 << 16, 16, 16)] {
         let plan = MsmPlan::new(n, Curve::G1, &MsmConfig { window_bits: c, tables, ..MsmConfig::default() }).unwrap();
-        let cap_log = plan.cap_log.expect("tables: padded");
+        let shape = plan.padded.expect("tables: padded");
+        let cap_log = shape.cap_log;
         let mean = plan.entries_max as f64 / plan.ones_key as f64;
         assert!(((1u64 << cap_log) as f64) > mean + 4.0 * mean.sqrt(), "n = {n}, c = {c}: cap 2^{cap_log}, mean {mean}");
         let l = &plan.layout;
         let entries_end = l.entries + (plan.entries_max as usize).div_ceil(2);
-        assert!(l.padded >= entries_end && l.overflow >= l.padded + ((plan.n_keys as usize) << cap_log).div_ceil(2));
+        assert!(l.padded >= entries_end && l.overflow >= l.padded + (shape.base(plan.n_keys) as usize).div_ceil(2));
         assert!(l.overflow_count >= l.overflow + plan.entries_max as usize && l.overflow_count < plan.scratch_words());
     }
     let untabled = MsmPlan::new(1000, Curve::G1, &MsmConfig::default()).unwrap();
-    assert_eq!(untabled.cap_log, None, "no tables: counted by default");
+    assert_eq!(untabled.padded, None, "no tables: counted by default");
+    // The short top window's buckets (7420 at c = 22: r < 7420 · 2^242)
+    // get slots for their own mean: 384 + 2^26 / 7420 ≈ 9429 → 2^14 at
+    // 2^26 with one set; at 2^27 with two sets, the second set's.
+    let shape = |n: usize, t: u32| MsmPlan::new(n, Curve::G1, &MsmConfig { window_bits: 22, tables: t, ..MsmConfig::default() }).unwrap().padded;
+    assert_eq!(shape(1 << 26, 12), Some(PaddedShape { cap_log: 9, hot_log: 14, hot_begin: 0, hot_len: 7420 }));
+    assert_eq!(shape(1 << 27, 6), Some(PaddedShape { cap_log: 9, hot_log: 15, hot_begin: 1 << 21, hot_len: 7420 }));
+    // With few scalars the top window's buckets need no more room.
+    assert_eq!(shape(1 << 10, 12), Some(PaddedShape::uniform(5)));
+    // Layout in key order, hot buckets in the middle; packing round trip.
+    let s = PaddedShape { cap_log: 2, hot_log: 5, hot_begin: 3, hot_len: 2 };
+    let bases: Vec<u32> = (0..=7).map(|k| s.base(k)).collect();
+    assert_eq!(bases, [0, 4, 8, 12, 44, 76, 80, 84]);
+    assert_eq!((s.cap_log_of(2), s.cap_log_of(3), s.cap_log_of(4), s.cap_log_of(5)), (2, 5, 5, 2));
+    assert_eq!(s.regions(7), [(0, 3, 2), (3, 2, 5), (5, 2, 2)]);
+    assert_eq!(s.regions(4), [(0, 3, 2), (3, 1, 5), (4, 0, 2)]);
+    let wide = PaddedShape { cap_log: 16, hot_log: 24, hot_begin: (1 << 25) + 1, hot_len: 1 << 25 };
+    assert_eq!(PaddedShape::unpack(wide.pack()), wide);
+    assert_eq!(PaddedShape::unpack(s.pack()), s);
     let huge = MsmConfig { window_bits: 22, sort: Sort::Padded { cap_log: 12 }, ..MsmConfig::default() };
     assert!(MsmPlan::new(1 << 20, Curve::G1, &huge).is_err());
+}
+
+/// The top window's largest digit against `r − 1` from blstrs: its bits
+/// above the top window's position, plus one for a carry, capped at
+/// `2^(c−1)`; and no scalar's top digit exceeds it.
+#[test]
+fn top_digit_max_bounds_the_top_window() {
+    let (mut rng, seed) = seeded_rng("top_digit_max_bounds_the_top_window");
+    let r_minus_1 = r_minus(1).to_repr();
+    let bit = |i: u32| (r_minus_1.as_ref()[(i / 8) as usize] >> (i % 8)) as u64 & 1;
+    let some = [r_minus(1), r_minus(2), Scalar::ONE.double()];
+    let mut s: Vec<Scalar> = some.to_vec();
+    s.extend(scalars(&mut rng, 200));
+    for c in 1..=26 {
+        let shift = c * (num_windows(c) - 1);
+        let top = (shift..255).rev().fold(0u64, |v, i| v << 1 | bit(i));
+        let want = (top + 1).min(1 << (c - 1)) as u32;
+        assert_eq!(top_digit_max(c), want, "c = {c}");
+        if c <= MAX_WINDOW_BITS {
+            for x in &s {
+                let mut d = SignedDigits::new(canonical(x), c);
+                let last = (0..num_windows(c)).map(|_| d.next_digit().0).last().unwrap();
+                assert!(last <= want, "c = {c}: top digit {last} > {want} (seed {seed})");
+            }
+        }
+    }
+    assert_eq!(top_digit_max(22), 7420);
+}
+
+/// The automatic padded shape's top-window buckets on the host against
+/// blstrs: random scalars, scalars whose top digits all hit one of those
+/// buckets (r − 1: past its slots, through the overflow), one set with
+/// tables (c = 9, 29 tables: 8 short buckets) and without (c = 5: one).
+#[test]
+fn padded_top_window_buckets_match_blstrs() {
+    let (mut rng, seed) = seeded_rng("padded_top_window_buckets_match_blstrs");
+    let n = 400;
+    let b = bases::<G1>(&mut rng, n);
+    let random = scalars(&mut rng, n);
+    let top = vec![r_minus(1); n];
+    let mixed: Vec<Scalar> = (0..n).map(|i| if i % 3 == 0 { random[i] } else { r_minus(1 + i as u64 % 2) }).collect();
+    for (c, t) in [(9u32, 29u32), (5, 0)] {
+        let config = MsmConfig { window_bits: c, tables: t, chunk0: 5, chunk: 4, sort: Sort::Padded { cap_log: 0 }, ..MsmConfig::default() };
+        let shape = MsmPlan::new(n, Curve::G1, &config).unwrap().padded.unwrap();
+        assert!(shape.hot_len == top_digit_max(c) && shape.hot_log > shape.cap_log, "c = {c}: {shape:?}");
+        let all = if t > 1 { tables_of::<G1>(&b, t, table_spacing_bits(c)) } else { b.clone() };
+        for (what, s) in [("random", &random), ("r - 1", &top), ("mixed", &mixed)] {
+            let got = host_msm_run::<G1>(&all, n, 0, s, None, n, &config);
+            let want = naive::<G1>(b.iter().copied().zip(s.iter().copied()));
+            assert!(got == want, "{what}, c = {c}, t = {t} (seed {seed})");
+        }
+    }
 }

@@ -88,8 +88,9 @@ kernel! {
 
 kernel! {
     /// Histogram-free scatter of windows `rounds & 0xffff .. rounds >> 16`
-    /// into `2^cap_log` slots per bucket, counting in `counts`, the rest to
-    /// the overflow list: one thread per scalar (grid-stride, warp-uniform).
+    /// into the slots of `shape` (a packed [`padded::PaddedShape`]), counting
+    /// in `counts`, the rest to the overflow list: one thread per scalar
+    /// (grid-stride, warp-uniform).
     fn msm_scatter_padded(
         scalars: *const u64,
         n: u32,
@@ -102,29 +103,30 @@ kernel! {
         sets: u32,
         stride: u32,
         counts: *mut u32,
-        cap_log: u32,
+        shape: u64,
         padded: *mut u32,
         overflow: *mut u64,
         overflow_count: *mut u32,
         rounds: u32,
     ) {
         let a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows, sets, stride };
-        padded::scatter(&a, counts, cap_log, padded, overflow, overflow_count, rounds & 0xffff, rounds >> 16);
+        let shape = padded::PaddedShape::unpack(shape);
+        padded::scatter(&a, counts, shape, padded, overflow, overflow_count, rounds & 0xffff, rounds >> 16);
     }
 }
 
 kernel! {
-    /// Packs the filled slots of every bucket into `entries`: grid-stride
-    /// over `slots = n_keys << cap_log`.
-    fn msm_compact(starts: *const u32, slots: u32, cap_log: u32, padded: *const u32, entries: *mut u32) {
-        padded::compact(starts, slots, cap_log, padded, entries);
+    /// Packs the filled slots of buckets `first_key ..` (`2^cap_log` each)
+    /// into `entries`: grid-stride over their `slots`.
+    fn msm_compact(starts: *const u32, first_key: u32, slots: u32, cap_log: u32, padded: *const u32, entries: *mut u32) {
+        padded::compact(starts, first_key, slots, cap_log, padded, entries);
     }
 }
 
 kernel! {
     /// The overflow's entries after their buckets' packed slots.
-    fn msm_place_overflow(overflow: *const u64, overflow_count: *const u32, cursor: *mut u32, cap_log: u32, entries: *mut u32) {
-        padded::place_overflow(overflow, overflow_count, cursor, cap_log, entries);
+    fn msm_place_overflow(overflow: *const u64, overflow_count: *const u32, cursor: *mut u32, shape: u64, entries: *mut u32) {
+        padded::place_overflow(overflow, overflow_count, cursor, padded::PaddedShape::unpack(shape), entries);
     }
 }
 

@@ -8,7 +8,9 @@
 //! Addresses are plain `u64`: device addresses for CUDA, host addresses in
 //! the tests. Host-only (not compiled into the PTX).
 
-use super::digits::{num_windows, windows_per_set, MAX_WINDOW_BITS};
+use super::digits::{num_windows, top_digit_max, windows_per_set, MAX_WINDOW_BITS};
+use super::padded::compact_group_log;
+pub use super::padded::PaddedShape;
 use super::scan::{chunks, CHUNK};
 use crate::layout::{
     G1_AFFINE_LIMBS, G1_JACOBIAN_LIMBS, G1_XYZZ_LIMBS, G2_AFFINE_LIMBS, G2_JACOBIAN_LIMBS,
@@ -100,9 +102,30 @@ pub enum Sort {
 /// deviations plus 16 (at 2^26 scalars, c = 22, one set: 384 ± 20 → 512,
 /// 6.5 deviations: an overflow about once in 10^4 MSMs).
 pub fn padded_cap_log(entries: u64, buckets: u64) -> u32 {
-    let mean = entries.div_ceil(buckets.max(1));
+    cap_log_for_mean(entries.div_ceil(buckets.max(1)))
+}
+
+fn cap_log_for_mean(mean: u64) -> u32 {
     let cap = mean + 5 * (mean.isqrt() + 1) + 16;
     cap.next_power_of_two().trailing_zeros()
+}
+
+/// The automatic padded shape: [`padded_cap_log`] for every bucket, and
+/// where the top window is short ([`top_digit_max`]) its buckets (the top
+/// window's set's first `top_digit_max(c)`) sized for their mean too, the
+/// top window's `selected` digits spread over them (9045 more at 2^26, c =
+/// 22: 2^14 slots instead of 2^9 and no overflow).
+pub fn padded_shape(c: u32, windows: u32, sets: u32, selected: u64) -> PaddedShape {
+    let buckets = (sets as u64) << (c - 1);
+    let cap_log = padded_cap_log(selected * windows as u64, buckets);
+    let top = top_digit_max(c);
+    let hot_mean = (selected * windows as u64).div_ceil(buckets) + selected.div_ceil(top as u64);
+    let hot_log = cap_log_for_mean(hot_mean);
+    if hot_log <= cap_log {
+        return PaddedShape::uniform(cap_log);
+    }
+    let top_set = (windows - 1) / windows_per_set(windows, sets);
+    PaddedShape { cap_log, hot_log, hot_begin: top_set << (c - 1), hot_len: top }
 }
 
 /// Threads of the overflow placement (a grid-stride loop over a count
@@ -259,7 +282,7 @@ pub struct Layout {
     /// `sort::scatter`).
     pub digit_list: usize,
     pub digit_count: usize,
-    /// Padded sort only: `n_keys << cap_log` slots (`u32`), the overflow
+    /// Padded sort only: `shape.base(n_keys)` slots (`u32`), the overflow
     /// list (`entries_max` `u64` pairs) and its count, overlapping the
     /// accumulation's buffers (written only after the sort).
     pub padded: usize,
@@ -317,8 +340,8 @@ pub struct MsmPlan {
     pub sets: u32,
     /// Windows per scatter launch (the last launch may take fewer).
     pub scatter_windows: u32,
-    /// Padded sort: log2 of the slots per bucket; `None`: counted.
-    pub cap_log: Option<u32>,
+    /// Padded sort: the slots per bucket; `None`: counted.
+    pub padded: Option<PaddedShape>,
     /// Set buckets plus the ones bucket: `sets · 2^(c−1) + 1`.
     pub n_keys: u32,
     pub ones_key: u32,
@@ -409,15 +432,17 @@ pub enum Step {
     ScatterPadded {
         digits: DigitAddrs,
         counts: u64,
-        cap_log: u32,
+        shape: PaddedShape,
         padded: u64,
         overflow: u64,
         overflow_count: u64,
         rounds: (u32, u32),
     },
-    /// Padded sort: slots packed into `entries`.
+    /// Padded sort: the slots of buckets `first_key ..` (`2^cap_log` each,
+    /// `slots` in all, from `padded`) packed into `entries`.
     Compact {
         starts: u64,
+        first_key: u32,
         slots: u32,
         cap_log: u32,
         padded: u64,
@@ -428,7 +453,7 @@ pub enum Step {
         overflow: u64,
         overflow_count: u64,
         cursor: u64,
-        cap_log: u32,
+        shape: PaddedShape,
         entries: u64,
     },
     /// The entries of windows `rounds.0..rounds.1`.
@@ -531,7 +556,7 @@ impl Step {
             Step::Scatter { digits, rounds, .. } if rounds.0 > 0 => digits.n.min(LISTED_THREADS),
             Step::Scatter { digits, .. } => digits.n,
             Step::ScatterPadded { digits, .. } => digits.n,
-            Step::Compact { slots, .. } => slots.min(COMPACT_THREADS),
+            Step::Compact { slots, cap_log, .. } => (slots >> compact_group_log(cap_log)).min(COMPACT_THREADS),
             Step::PlaceOverflow { .. } => OVERFLOW_THREADS,
             Step::Accumulate0 { threads, .. } | Step::Accumulate { threads, .. } => threads,
             Step::Merge { level, .. } => level.outputs,
@@ -593,7 +618,7 @@ impl Step {
             Step::ScatterPadded {
                 digits,
                 counts,
-                cap_log,
+                shape,
                 padded,
                 overflow,
                 overflow_count,
@@ -601,7 +626,7 @@ impl Step {
             } => {
                 let mut a = args(&d(digits));
                 a.0[10] = *counts;
-                a.0[11] = *cap_log as u64;
+                a.0[11] = shape.pack();
                 a.0[12] = *padded;
                 a.0[13] = *overflow;
                 a.0[14] = *overflow_count;
@@ -610,18 +635,19 @@ impl Step {
             }
             Step::Compact {
                 starts,
+                first_key,
                 slots,
                 cap_log,
                 padded,
                 entries,
-            } => args(&[*starts, *slots as u64, *cap_log as u64, *padded, *entries]),
+            } => args(&[*starts, *first_key as u64, *slots as u64, *cap_log as u64, *padded, *entries]),
             Step::PlaceOverflow {
                 overflow,
                 overflow_count,
                 cursor,
-                cap_log,
+                shape,
                 entries,
-            } => args(&[*overflow, *overflow_count, *cursor, *cap_log as u64, *entries]),
+            } => args(&[*overflow, *overflow_count, *cursor, shape.pack(), *entries]),
             Step::Accumulate0 {
                 bases,
                 entries,
@@ -772,14 +798,15 @@ impl MsmPlan {
         let ones_key = sets << (c - 1);
         let n_keys = ones_key + 1;
         let entries_max = selected as u64 * windows as u64;
-        let cap_log = match config.sort {
-            Sort::Auto if tables > 1 => Some(padded_cap_log(entries_max, ones_key as u64)),
+        let padded_sort = match config.sort {
+            Sort::Auto if tables > 1 => Some(padded_shape(c, windows, sets, selected as u64)),
             Sort::Auto | Sort::Counted => None,
-            Sort::Padded { cap_log: 0 } => Some(padded_cap_log(entries_max, ones_key as u64)),
-            Sort::Padded { cap_log } => Some(cap_log),
+            Sort::Padded { cap_log: 0 } => Some(padded_shape(c, windows, sets, selected as u64)),
+            Sort::Padded { cap_log } => Some(PaddedShape::uniform(cap_log)),
         };
-        if let Some(log) = cap_log {
-            if log > 16 || (n_keys as u64) << log > u32::MAX as u64 {
+        if let Some(shape) = padded_sort {
+            let slots = ((n_keys as u64) << shape.cap_log) + ((shape.hot_len as u64) << shape.hot_log);
+            if shape.cap_log > 16 || shape.hot_log > 24 || slots > u32::MAX as u64 {
                 return Err("MSM: padded buckets need n_keys · 2^cap_log < 2^32 slots (cap_log ≤ 16)");
             }
         }
@@ -899,9 +926,9 @@ impl MsmPlan {
         }
         let win = bump.take(sets as usize * xyzz);
         let (mut padded, mut overflow, mut overflow_count) = (0, 0, 0);
-        if let Some(log) = cap_log {
+        if let Some(shape) = padded_sort {
             let mut alias = Bump(after_entries);
-            padded = alias.take_u32((n_keys as usize) << log);
+            padded = alias.take_u32(shape.base(n_keys) as usize);
             overflow = alias.take(entries_max as usize);
             overflow_count = alias.take_u32(1);
             bump.0 = bump.0.max(alias.0);
@@ -933,7 +960,7 @@ impl MsmPlan {
             tables,
             sets,
             scatter_windows,
-            cap_log,
+            padded: padded_sort,
             n_keys,
             ones_key,
             entries_max,
@@ -998,7 +1025,7 @@ impl MsmPlan {
         let len = self.n_keys as usize + 1;
         let (digit_list, digit_count) = (at(l.digit_list), at(l.digit_count));
         f(Step::ZeroU32 { dst: starts, len })?;
-        if let Some(cap_log) = self.cap_log {
+        if let Some(shape) = self.padded {
             // Padded: the scatter's cursors count, no histogram.
             let (overflow, overflow_count) = (at(l.overflow), at(l.overflow_count));
             f(Step::ZeroU32 {
@@ -1009,7 +1036,7 @@ impl MsmPlan {
                 f(Step::ScatterPadded {
                     digits,
                     counts: starts,
-                    cap_log,
+                    shape,
                     padded: at(l.padded),
                     overflow,
                     overflow_count,
@@ -1017,13 +1044,18 @@ impl MsmPlan {
                 })?;
             }
             scan(&l.starts, &mut f)?;
-            f(Step::Compact {
-                starts,
-                slots: self.n_keys << cap_log,
-                cap_log,
-                padded: at(l.padded),
-                entries: at(l.entries),
-            })?;
+            for (first_key, keys, cap_log) in shape.regions(self.n_keys) {
+                if keys > 0 {
+                    f(Step::Compact {
+                        starts,
+                        first_key,
+                        slots: keys << cap_log,
+                        cap_log,
+                        padded: at(l.padded) + 4 * shape.base(first_key) as u64,
+                        entries: at(l.entries),
+                    })?;
+                }
+            }
             f(Step::CopyU32 {
                 src: starts,
                 dst: cursor,
@@ -1033,7 +1065,7 @@ impl MsmPlan {
                 overflow,
                 overflow_count,
                 cursor,
-                cap_log,
+                shape,
                 entries: at(l.entries),
             })?;
         } else {
