@@ -7,7 +7,8 @@
 //! Arguments: `g1`, `g2`, `20`, `24`, `skew` … filter the cases by name;
 //! `--c N[,N…]` forces window sizes, `--scatter N[,N…]` the windows per
 //! scatter launch, `--chunk0 N[,N…]` the first accumulation level's chunk
-//! (one row per combination), `--fan N` the bucket reduction's merge fan
+//! (one row per combination), `--sort auto|counted|padded|pN[,…]` the
+//! counting sort (padded: no histogram, `2^N` slots per bucket), `--fan N` the bucket reduction's merge fan
 //! (log2); `--profile` adds one run's per-kernel device times; `--module
 //! FILE` (may be repeated) also runs every case with the kernels of a
 //! variant PTX/cubin, on the same bases; `--tables T` (with one `--c N`)
@@ -19,7 +20,7 @@ use cust::event::{Event, EventFlags};
 use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::stream::{Stream, StreamFlags};
 use cuzk::gpu::elementwise::scalar_limbs;
-use cuzk::gpu::msm::{msm_g1, msm_g2, msm_profile, GpuBases, MsmConfig, MsmCurve, MsmInput, MsmPlan};
+use cuzk::gpu::msm::{msm_g1, msm_g2, msm_profile, GpuBases, MsmConfig, MsmCurve, MsmInput, MsmPlan, Sort};
 use cuzk::gpu::GpuDevice;
 use ff::Field;
 use rand::{Rng, SeedableRng};
@@ -61,6 +62,7 @@ fn main() {
     let mut windows = vec![0u32];
     let mut scatters = vec![0u32];
     let mut chunks = vec![0u32];
+    let mut sorts = vec![Sort::Auto];
     let mut profile = false;
     let mut variants = Vec::new();
     let mut args = std::env::args().skip(1);
@@ -76,6 +78,10 @@ fn main() {
             "--scatter" => {
                 let list = args.next().expect("--scatter N[,N...]");
                 scatters = list.split(',').map(|v| v.parse().expect("--scatter N[,N...]")).collect();
+            }
+            "--sort" => {
+                let list = args.next().expect("--sort auto|counted|padded|pN[,...]");
+                sorts = list.split(',').map(parse_sort).collect();
             }
             "--chunk0" => {
                 let list = args.next().expect("--chunk0 N[,N...]");
@@ -100,8 +106,8 @@ fn main() {
     }
     println!("device: {}", gpu.name);
     println!(
-        "{:<14} {:>3} {:>3} {:>3} {:>8} {:>10} {:>10} {:>10} {:>12}",
-        "case", "c", "W", "sc", "chunk0", "scratch MB", "median ms", "min ms", "Mpoints/s"
+        "{:<14} {:>3} {:>3} {:>3} {:>5} {:>8} {:>10} {:>10} {:>10} {:>12}",
+        "case", "c", "W", "sc", "slots", "chunk0", "scratch MB", "median ms", "min ms", "Mpoints/s"
     );
     let wanted = |c: &Case| filter.iter().all(|f| c.name.contains(f.as_str()));
     // Bases are generated once per (curve, size) and shared by the cases.
@@ -133,8 +139,10 @@ fn main() {
                     for &c in &windows {
                         for &scatter_windows in &scatters {
                             for &chunk0 in &chunks {
-                                let config = MsmConfig { window_bits: c, scatter_windows, chunk0, ..config };
-                                run_case(&gpu, case, &bases, &scalars, &config, profile);
+                                for &sort in &sorts {
+                                    let config = MsmConfig { window_bits: c, scatter_windows, chunk0, sort, ..config };
+                                    run_case(&gpu, case, &bases, &scalars, &config, profile);
+                                }
                             }
                         }
                     }
@@ -144,6 +152,17 @@ fn main() {
                 }
             }
         }
+    }
+}
+
+/// `auto`, `counted`, `padded` (automatic capacity) or `pN`: padded with
+/// `2^N` slots per bucket.
+fn parse_sort(v: &str) -> Sort {
+    match v {
+        "auto" => Sort::Auto,
+        "counted" => Sort::Counted,
+        "padded" => Sort::Padded { cap_log: 0 },
+        p => Sort::Padded { cap_log: p.strip_prefix('p').and_then(|b| b.parse().ok()).expect("--sort auto|counted|padded|pN") },
     }
 }
 
@@ -179,11 +198,16 @@ fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], 
     times.sort_by(|a, b| a.total_cmp(b));
     let median = times[times.len() / 2];
     println!(
-        "{:<14} {:>3} {:>3} {:>3} {:>8} {:>10.0} {:>10.2} {:>10.2} {:>12.1}",
+        "{:<14} {:>3} {:>3} {:>3} {:>5} {:>8} {:>10.0} {:>10.2} {:>10.2} {:>12.1}",
         case.name,
         plan.c,
         plan.windows,
         plan.scatter_windows,
+        // Padded sort: slots per bucket (/ per top-window bucket); counted: "-".
+        plan.padded.map_or("-".to_string(), |p| match p.hot_len {
+            0 => (1u32 << p.cap_log).to_string(),
+            _ => format!("{}/{}", 1u32 << p.cap_log, 1u32 << p.hot_log),
+        }),
         plan.chunk0,
         plan.scratch_bytes() as f64 / 1e6,
         median,

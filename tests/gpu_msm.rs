@@ -22,7 +22,7 @@ use cuzk::density::Density;
 use cuzk::gpu::elementwise::scalar_limbs;
 use cuzk::gpu::msm::{
     g1_from_result_words, g2_from_result_words, msm_g1, msm_g1_blocking, msm_g1_blocking_with, msm_g2, msm_g2_blocking,
-    msm_g2_blocking_with, msm_scratch_bytes, GpuBases, MsmConfig, MsmCurve, MsmInput,
+    msm_g2_blocking_with, msm_scratch_bytes, GpuBases, MsmConfig, MsmCurve, MsmInput, Sort,
 };
 use cuzk::gpu::GpuDevice;
 use ff::Field;
@@ -310,9 +310,9 @@ fn window_sizes_and_chunk_settings() {
         check_g1(&gpu, "window size", &bases, &host, &s, &config);
     }
     for config in [
-        MsmConfig { window_bits: 10, chunk0: 1, chunk: 4, reduce_fan_log: 1, reduce_top_fan_log: 4, scatter_windows: 1, tables: 0 },
-        MsmConfig { window_bits: 12, chunk0: 3, chunk: 5, reduce_fan_log: 8, reduce_top_fan_log: 0, scatter_windows: 3, tables: 0 },
-        MsmConfig { window_bits: 16, chunk0: 4096, chunk: 64, reduce_fan_log: 3, reduce_top_fan_log: 2, scatter_windows: 0, tables: 0 },
+        MsmConfig { window_bits: 10, chunk0: 1, chunk: 4, reduce_fan_log: 1, reduce_top_fan_log: 4, scatter_windows: 1, tables: 0, sort: Sort::Counted },
+        MsmConfig { window_bits: 12, chunk0: 3, chunk: 5, reduce_fan_log: 8, reduce_top_fan_log: 0, scatter_windows: 3, tables: 0, sort: Sort::Padded { cap_log: 2 } },
+        MsmConfig { window_bits: 16, chunk0: 4096, chunk: 64, reduce_fan_log: 3, reduce_top_fan_log: 2, scatter_windows: 0, tables: 0, sort: Sort::Padded { cap_log: 0 } },
     ] {
         check_g1(&gpu, "chunk settings", &bases, &host, &s, &config);
         check_g1(&gpu, "chunk settings, one giant bucket per window", &bases, &host, &skew, &config);
@@ -410,6 +410,9 @@ fn precomputed_tables() {
         check_g1(&gpu, &format!("G1 tables c = {c}, t = {t}, 90% zero/one"), &bases, &host, &s, &config);
         let wrong = MsmConfig { window_bits: c, ..MsmConfig::default() };
         assert!(msm_g1_blocking_with(&gpu, &bases, &s, None, 0, &wrong).is_err(), "untabled config accepted");
+        // The default sorts padded with tables; the counted sort too.
+        let counted = MsmConfig { sort: Sort::Counted, ..config };
+        check_g1(&gpu, &format!("G1 tables c = {c}, t = {t}, counted sort"), &bases, &host, &s, &counted);
     }
     // A density with a base offset, as the prover's B MSMs use them.
     let bases = GpuBases::upload_g1_tables(&gpu, &host, 18, 5).unwrap();
@@ -428,4 +431,47 @@ fn precomputed_tables() {
         let s = random_scalars(&mut rng, host2.len());
         check_g2(&gpu, &format!("G2 tables c = {c}, t = {t}"), &bases, &host2, &s, &config);
     }
+}
+
+/// The histogram-free padded sort without tables: capacities from one slot
+/// per bucket (every bucket overflows) to the automatic one, sizes around
+/// warps and blocks, one scalar everywhere and all ones (one giant bucket
+/// each), mostly zero/one witnesses, a density with an offset, 2^22
+/// scalars at c = 22 (the tables' window), G2.
+#[test]
+fn padded_sort() {
+    let Some(gpu) = common::gpu_or_skip("padded_sort") else { return };
+    let mut rng = common::rng();
+    let n = 1 << 22;
+    let host = random_bases::<G1Projective>(&mut rng, n);
+    let bases = GpuBases::upload_g1(&gpu, &host).unwrap();
+    let padded = |cap_log| Sort::Padded { cap_log };
+    for m in [1usize, 31, 129, 100_000] {
+        let s = random_scalars(&mut rng, m);
+        for cap_log in [0, 1, 4, 8] {
+            let config = MsmConfig { sort: padded(cap_log), ..MsmConfig::default() };
+            check_g1(&gpu, &format!("padded, 2^{cap_log} slots"), &bases, &host[..m], &s, &config);
+        }
+    }
+    let m = 1 << 20;
+    let config = MsmConfig { window_bits: 16, sort: padded(0), ..MsmConfig::default() };
+    let same = vec![Scalar::random(&mut rng); m];
+    check_g1(&gpu, "padded, one scalar everywhere", &bases, &host[..m], &same, &config);
+    check_g1(&gpu, "padded, all one", &bases, &host[..m], &vec![Scalar::ONE; m], &config);
+    let s = mostly_zero_one(&mut rng, m);
+    check_g1(&gpu, "padded, 90% zero/one", &bases, &host[..m], &s, &config);
+    let s = random_scalars(&mut rng, m);
+    let d = random_density(&mut rng, m, 0.3);
+    let offset = 1000;
+    let got = msm_g1_blocking_with(&gpu, &bases, &s, Some(&d), offset, &config).unwrap();
+    let want = cpu_g1(&host[offset..], &select_dense(&d, &to_bytes(&s)));
+    assert!(got == want, "padded with a density and offset {offset}");
+    let s = random_scalars(&mut rng, n);
+    let wide = MsmConfig { window_bits: 22, sort: padded(0), ..MsmConfig::default() };
+    check_g1(&gpu, "padded 2^22, c = 22", &bases, &host, &s, &wide);
+    drop(bases);
+    let host2 = random_bases::<G2Projective>(&mut rng, 1 << 16);
+    let bases2 = GpuBases::upload_g2(&gpu, &host2).unwrap();
+    let s = random_scalars(&mut rng, host2.len());
+    check_g2(&gpu, "padded G2", &bases2, &host2, &s, &MsmConfig { sort: padded(2), ..MsmConfig::default() });
 }

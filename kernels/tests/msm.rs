@@ -14,11 +14,11 @@ use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use common::curves::{random_points, TestCurve, G1, G2};
 use common::{from_limbs, seeded_rng, Pod};
 use cuzk_kernels::gpu::msm as k;
-use cuzk_kernels::msm::digits::{num_windows, SignedDigits, MAX_WINDOW_BITS};
+use cuzk_kernels::msm::digits::{num_windows, top_digit_max, SignedDigits, MAX_WINDOW_BITS};
 use cuzk_kernels::msm::tables::{TABLE_BATCH, TABLE_SCRATCH_ELEMENTS};
 use cuzk_kernels::msm::plan::{
     default_scatter_windows, default_window_bits, msm_scratch_bytes, scan_layout, scan_steps, Curve,
-    MsmConfig, MsmIo, MsmPlan, Step, SCATTER_CURSOR_BYTES, table_spacing_bits,
+    MsmConfig, MsmIo, MsmPlan, PaddedShape, Sort, Step, SCATTER_CURSOR_BYTES, table_spacing_bits, padded_cap_log,
 };
 use ff::{Field, PrimeField};
 use group::prime::PrimeCurveAffine;
@@ -78,6 +78,20 @@ unsafe fn exec(curve: Curve, step: Step) {
                 u(14),
                 u(15),
             )
+        }
+        Step::ScatterPadded { .. } => {
+            assert_eq!(n, 16);
+            k::msm_scatter_padded(
+                p64(0), u(1), p64(2), p32(3), u(4), u(5), u(6), u(7), u(8), u(9), p32(10), a[11], p32(12), p64(13), p32(14), u(15),
+            )
+        }
+        Step::Compact { .. } => {
+            assert_eq!(n, 6);
+            k::msm_compact(p32(0), u(1), u(2), u(3), p32(4), p32(5))
+        }
+        Step::PlaceOverflow { .. } => {
+            assert_eq!(n, 5);
+            k::msm_place_overflow(p64(0), p32(1), p32(2), a[3], p32(4))
         }
         Step::Accumulate0 { .. } => {
             assert_eq!(n, 9);
@@ -278,6 +292,15 @@ fn scalars(rng: &mut ChaCha8Rng, n: usize) -> Vec<Scalar> {
         .collect()
 }
 
+/// Either sort: counted, or padded with 1 … 16 slots per bucket (small
+/// capacities overflow all the time) or the automatic capacity.
+fn random_sort(rng: &mut ChaCha8Rng) -> Sort {
+    match rng.gen_range(0..=5) {
+        0 => Sort::Counted,
+        cap_log => Sort::Padded { cap_log: cap_log - 1 },
+    }
+}
+
 fn check<C: MsmCurve>(
     what: &str,
     seed: u64,
@@ -409,6 +432,7 @@ fn g1_every_size_up_to_80_default_and_small_windows() {
             reduce_top_fan_log: rng.gen_range(0..=3),
             scatter_windows: rng.gen_range(0..=3),
             tables: 0,
+            sort: random_sort(&mut rng),
         };
         check::<G1>("small chunks", seed, &b[..n], &s, &config);
     }
@@ -429,6 +453,7 @@ fn g2_small_sizes() {
             reduce_top_fan_log: 2,
             scatter_windows: 2,
             tables: 0,
+            sort: Sort::Padded { cap_log: 1 },
         };
         check::<G2>("small chunks", seed, &b[..n], &s, &config);
     }
@@ -512,6 +537,7 @@ fn skewed_buckets_go_through_many_levels() {
                 reduce_top_fan_log: 3,
                 scatter_windows: 1,
                 tables: 0,
+                sort: Sort::Counted,
             },
             MsmConfig {
                 window_bits: 3,
@@ -521,6 +547,7 @@ fn skewed_buckets_go_through_many_levels() {
                 reduce_top_fan_log: 2,
                 scatter_windows: 2,
                 tables: 0,
+                sort: Sort::Padded { cap_log: 0 },
             },
             MsmConfig {
                 window_bits: 6,
@@ -530,6 +557,7 @@ fn skewed_buckets_go_through_many_levels() {
                 reduce_top_fan_log: 1,
                 scatter_windows: 3,
                 tables: 0,
+                sort: Sort::Padded { cap_log: 2 },
             },
             // Wide merge levels below (19 windows · 2^10 outputs), top
             // levels of fan 4 above.
@@ -541,6 +569,7 @@ fn skewed_buckets_go_through_many_levels() {
                 reduce_top_fan_log: 2,
                 scatter_windows: 1,
                 tables: 0,
+                sort: Sort::Padded { cap_log: 3 },
             },
         ] {
             check::<G1>(what, seed, &b, s, &config);
@@ -566,6 +595,7 @@ fn skewed_buckets_go_through_many_levels() {
                 reduce_top_fan_log: 1,
                 scatter_windows: 1,
                 tables: 0,
+                sort: Sort::Padded { cap_log: 1 },
             },
         );
     }
@@ -645,6 +675,7 @@ fn density_selects_scalars_and_offsets_bases() {
                 reduce_top_fan_log: 2,
                 scatter_windows: 1,
                 tables: 0,
+                sort: Sort::Padded { cap_log: 2 },
             };
             check_density::<G1>(&mut rng, seed, n, p, &config);
         }
@@ -779,8 +810,10 @@ where
     C::Affine: Pod,
     C::Projective: std::ops::Mul<Scalar, Output = C::Projective> + From<C::Affine>,
 {
-    let config = MsmConfig { window_bits: c, tables: t, chunk0: 3, chunk: 4, ..MsmConfig::default() };
+    let sort = [Sort::Auto, Sort::Counted, Sort::Padded { cap_log: 1 }][n % 3];
+    let config = MsmConfig { window_bits: c, tables: t, chunk0: 3, chunk: 4, sort, ..MsmConfig::default() };
     let plan = MsmPlan::new(n.max(1), C::CURVE, &config).unwrap();
+    assert_eq!(plan.padded.is_some(), sort != Sort::Counted, "tables sort padded by default");
     assert_eq!(plan.sets, num_windows(c).div_ceil(t), "c = {c}, t = {t}");
     assert_eq!(plan.n_keys, (plan.sets << (c - 1)) + 1);
     let spacing = table_spacing_bits(c);
@@ -856,5 +889,133 @@ fn table_kernel_doubles_like_blstrs() {
         let mut scratch2 = vec![0u64; TABLE_SCRATCH_ELEMENTS * 12 * b2.len()];
         unsafe { k::msm_g2_tables(limbs(&b2).as_ptr(), got2.as_mut_ptr().cast(), scratch2.as_mut_ptr(), b2.len() as u32, spacing) };
         assert!(got2[..] == want2[b2.len()..], "G2, spacing {spacing}, {} points (seed {seed})", b2.len());
+    }
+}
+
+/// The histogram-free padded sort against blstrs: capacities from one slot
+/// per bucket (nearly every entry overflows) to more than any bucket needs,
+/// inputs that pile into one bucket (all equal, all one), densities with
+/// offsets, several scatter launches, G2.
+#[test]
+fn padded_sort_matches_blstrs() {
+    let (mut rng, seed) = seeded_rng("padded_sort_matches_blstrs");
+    let b = bases::<G1>(&mut rng, 400);
+    for n in [1usize, 31, 200, 400] {
+        let s = scalars(&mut rng, n);
+        for cap_log in [0, 1, 3, 6, 0] {
+            let c = rng.gen_range(3..=9);
+            let config = MsmConfig { window_bits: c, scatter_windows: rng.gen_range(0..=2), sort: Sort::Padded { cap_log }, ..MsmConfig::default() };
+            check::<G1>("padded", seed, &b[..n], &s, &config);
+        }
+    }
+    let same = Scalar::random(&mut rng);
+    for (what, s) in [("all equal", vec![same; 300]), ("all one", vec![Scalar::ONE; 300]), ("all zero", vec![Scalar::ZERO; 300])] {
+        for cap_log in [0, 2, 9] {
+            let config = MsmConfig { window_bits: 5, sort: Sort::Padded { cap_log }, ..MsmConfig::default() };
+            check::<G1>(what, seed, &b[..300], &s, &config);
+        }
+    }
+    for p in [0.2, 1.0] {
+        let config = MsmConfig { window_bits: 6, sort: Sort::Padded { cap_log: 2 }, ..MsmConfig::default() };
+        check_density::<G1>(&mut rng, seed, 250, p, &config);
+    }
+    let b2 = bases::<G2>(&mut rng, 50);
+    let s2 = scalars(&mut rng, 50);
+    check::<G2>("padded G2", seed, &b2, &s2, &MsmConfig { window_bits: 4, sort: Sort::Padded { cap_log: 1 }, ..MsmConfig::default() });
+}
+
+/// The padded plan: the automatic capacity covers the mean with room (512
+/// slots for the 384-entry buckets of G1 2^26 with 12 tables), the slots
+/// and overflow fit the arena after the entries, and capacities whose
+/// slots overflow `u32` positions are refused.
+#[test]
+fn padded_plan_capacity_and_layout() {
+    assert_eq!(padded_cap_log(12 << 26, 1 << 21), 9);
+    assert_eq!(padded_cap_log(12 << 24, 1 << 21), 8);
+    assert_eq!(padded_cap_log(0, 1 << 21), 5);
+    for (n, c, tables) in [(1usize << 20, 22, 12), (1000, 8, 3), (1 << 16, 16, 16)] {
+        let plan = MsmPlan::new(n, Curve::G1, &MsmConfig { window_bits: c, tables, ..MsmConfig::default() }).unwrap();
+        let shape = plan.padded.expect("tables: padded");
+        let cap_log = shape.cap_log;
+        let mean = plan.entries_max as f64 / plan.ones_key as f64;
+        assert!(((1u64 << cap_log) as f64) > mean + 4.0 * mean.sqrt(), "n = {n}, c = {c}: cap 2^{cap_log}, mean {mean}");
+        let l = &plan.layout;
+        let entries_end = l.entries + (plan.entries_max as usize).div_ceil(2);
+        assert!(l.padded >= entries_end && l.overflow >= l.padded + (shape.base(plan.n_keys) as usize).div_ceil(2));
+        assert!(l.overflow_count >= l.overflow + plan.entries_max as usize && l.overflow_count < plan.scratch_words());
+    }
+    let untabled = MsmPlan::new(1000, Curve::G1, &MsmConfig::default()).unwrap();
+    assert_eq!(untabled.padded, None, "no tables: counted by default");
+    // The short top window's buckets (7420 at c = 22: r < 7420 · 2^242)
+    // get slots for their own mean: 384 + 2^26 / 7420 ≈ 9429 → 2^14 at
+    // 2^26 with one set; at 2^27 with two sets, the second set's.
+    let shape = |n: usize, t: u32| MsmPlan::new(n, Curve::G1, &MsmConfig { window_bits: 22, tables: t, ..MsmConfig::default() }).unwrap().padded;
+    assert_eq!(shape(1 << 26, 12), Some(PaddedShape { cap_log: 9, hot_log: 14, hot_begin: 0, hot_len: 7420 }));
+    assert_eq!(shape(1 << 27, 6), Some(PaddedShape { cap_log: 9, hot_log: 15, hot_begin: 1 << 21, hot_len: 7420 }));
+    // With few scalars the top window's buckets need no more room.
+    assert_eq!(shape(1 << 10, 12), Some(PaddedShape::uniform(5)));
+    // Layout in key order, hot buckets in the middle; packing round trip.
+    let s = PaddedShape { cap_log: 2, hot_log: 5, hot_begin: 3, hot_len: 2 };
+    let bases: Vec<u32> = (0..=7).map(|k| s.base(k)).collect();
+    assert_eq!(bases, [0, 4, 8, 12, 44, 76, 80, 84]);
+    assert_eq!((s.cap_log_of(2), s.cap_log_of(3), s.cap_log_of(4), s.cap_log_of(5)), (2, 5, 5, 2));
+    assert_eq!(s.regions(7), [(0, 3, 2), (3, 2, 5), (5, 2, 2)]);
+    assert_eq!(s.regions(4), [(0, 3, 2), (3, 1, 5), (4, 0, 2)]);
+    let wide = PaddedShape { cap_log: 16, hot_log: 24, hot_begin: (1 << 25) + 1, hot_len: 1 << 25 };
+    assert_eq!(PaddedShape::unpack(wide.pack()), wide);
+    assert_eq!(PaddedShape::unpack(s.pack()), s);
+    let huge = MsmConfig { window_bits: 22, sort: Sort::Padded { cap_log: 12 }, ..MsmConfig::default() };
+    assert!(MsmPlan::new(1 << 20, Curve::G1, &huge).is_err());
+}
+
+/// The top window's largest digit against `r − 1` from blstrs: its bits
+/// above the top window's position, plus one for a carry, capped at
+/// `2^(c−1)`; and no scalar's top digit exceeds it.
+#[test]
+fn top_digit_max_bounds_the_top_window() {
+    let (mut rng, seed) = seeded_rng("top_digit_max_bounds_the_top_window");
+    let r_minus_1 = r_minus(1).to_repr();
+    let bit = |i: u32| (r_minus_1.as_ref()[(i / 8) as usize] >> (i % 8)) as u64 & 1;
+    let some = [r_minus(1), r_minus(2), Scalar::ONE.double()];
+    let mut s: Vec<Scalar> = some.to_vec();
+    s.extend(scalars(&mut rng, 200));
+    for c in 1..=26 {
+        let shift = c * (num_windows(c) - 1);
+        let top = (shift..255).rev().fold(0u64, |v, i| v << 1 | bit(i));
+        let want = (top + 1).min(1 << (c - 1)) as u32;
+        assert_eq!(top_digit_max(c), want, "c = {c}");
+        if c <= MAX_WINDOW_BITS {
+            for x in &s {
+                let mut d = SignedDigits::new(canonical(x), c);
+                let last = (0..num_windows(c)).map(|_| d.next_digit().0).last().unwrap();
+                assert!(last <= want, "c = {c}: top digit {last} > {want} (seed {seed})");
+            }
+        }
+    }
+    assert_eq!(top_digit_max(22), 7420);
+}
+
+/// The automatic padded shape's top-window buckets on the host against
+/// blstrs: random scalars, scalars whose top digits all hit one of those
+/// buckets (r − 1: past its slots, through the overflow), one set with
+/// tables (c = 9, 29 tables: 8 short buckets) and without (c = 5: one).
+#[test]
+fn padded_top_window_buckets_match_blstrs() {
+    let (mut rng, seed) = seeded_rng("padded_top_window_buckets_match_blstrs");
+    let n = 400;
+    let b = bases::<G1>(&mut rng, n);
+    let random = scalars(&mut rng, n);
+    let top = vec![r_minus(1); n];
+    let mixed: Vec<Scalar> = (0..n).map(|i| if i % 3 == 0 { random[i] } else { r_minus(1 + i as u64 % 2) }).collect();
+    for (c, t) in [(9u32, 29u32), (5, 0)] {
+        let config = MsmConfig { window_bits: c, tables: t, chunk0: 5, chunk: 4, sort: Sort::Padded { cap_log: 0 }, ..MsmConfig::default() };
+        let shape = MsmPlan::new(n, Curve::G1, &config).unwrap().padded.unwrap();
+        assert!(shape.hot_len == top_digit_max(c) && shape.hot_log > shape.cap_log, "c = {c}: {shape:?}");
+        let all = if t > 1 { tables_of::<G1>(&b, t, table_spacing_bits(c)) } else { b.clone() };
+        for (what, s) in [("random", &random), ("r - 1", &top), ("mixed", &mixed)] {
+            let got = host_msm_run::<G1>(&all, n, 0, s, None, n, &config);
+            let want = naive::<G1>(b.iter().copied().zip(s.iter().copied()));
+            assert!(got == want, "{what}, c = {c}, t = {t} (seed {seed})");
+        }
     }
 }

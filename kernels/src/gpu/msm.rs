@@ -11,7 +11,7 @@
 
 use crate::ec::{G1Config, G2Config};
 use crate::msm::digits::DigitArgs;
-use crate::msm::{accumulate, reduce, scan, sort, tables};
+use crate::msm::{accumulate, padded, reduce, scan, sort, tables};
 
 kernel! {
     /// `out[i] = popcount(words[i])`, `n` threads.
@@ -83,6 +83,50 @@ kernel! {
     ) {
         let a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows, sets, stride };
         sort::scatter(&a, cursor, entries, digit_list, digit_count, round_begin, round_end);
+    }
+}
+
+kernel! {
+    /// Histogram-free scatter of windows `rounds & 0xffff .. rounds >> 16`
+    /// into the slots of `shape` (a packed [`padded::PaddedShape`]), counting
+    /// in `counts`, the rest to the overflow list: one thread per scalar
+    /// (grid-stride, warp-uniform).
+    fn msm_scatter_padded(
+        scalars: *const u64,
+        n: u32,
+        density: *const u64,
+        prefix: *const u32,
+        base_offset: u32,
+        n_bases: u32,
+        c: u32,
+        windows: u32,
+        sets: u32,
+        stride: u32,
+        counts: *mut u32,
+        shape: u64,
+        padded: *mut u32,
+        overflow: *mut u64,
+        overflow_count: *mut u32,
+        rounds: u32,
+    ) {
+        let a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows, sets, stride };
+        let shape = padded::PaddedShape::unpack(shape);
+        padded::scatter(&a, counts, shape, padded, overflow, overflow_count, rounds & 0xffff, rounds >> 16);
+    }
+}
+
+kernel! {
+    /// Packs the filled slots of buckets `first_key ..` (`2^cap_log` each)
+    /// into `entries`: grid-stride over their `slots`.
+    fn msm_compact(starts: *const u32, first_key: u32, slots: u32, cap_log: u32, padded: *const u32, entries: *mut u32) {
+        padded::compact(starts, first_key, slots, cap_log, padded, entries);
+    }
+}
+
+kernel! {
+    /// The overflow's entries after their buckets' packed slots.
+    fn msm_place_overflow(overflow: *const u64, overflow_count: *const u32, cursor: *mut u32, shape: u64, entries: *mut u32) {
+        padded::place_overflow(overflow, overflow_count, cursor, padded::PaddedShape::unpack(shape), entries);
     }
 }
 

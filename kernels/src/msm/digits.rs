@@ -28,6 +28,32 @@ pub const fn num_windows(c: u32) -> u32 {
     }
 }
 
+/// The largest digit magnitude the top window of `c`-bit windows can hold
+/// for a canonical scalar: `((r − 1) >> c·(windows − 1)) + 1` (its bits of
+/// `r − 1` plus the carry from below), at most `2^(c−1)`. Below `2^(c−1)`
+/// the top window is short and its digits fall into the set's first buckets
+/// only (c = 22: 7420 of 2^21).
+pub fn top_digit_max(c: u32) -> u32 {
+    use crate::ff::mont::MontConfig;
+    let r = crate::ff::bls12_381::FrConfig::MODULUS;
+    let shift = c * (num_windows(c) - 1);
+    let half = 1u64 << (c - 1);
+    if shift >= 256 {
+        return 1;
+    }
+    // Bits of r − 1 from the top down (r is odd: r − 1 only clears bit 0);
+    // once past 2^(c−1) the value only grows.
+    let mut top = 0u64;
+    for bit in (shift..256).rev() {
+        if top > half {
+            break;
+        }
+        let limb = r[(bit / 64) as usize] - (bit < 64) as u64;
+        top = top << 1 | (limb >> (bit % 64)) & 1;
+    }
+    (top + 1).min(half) as u32
+}
+
 /// What a scalar contributes.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum Kind {

@@ -20,6 +20,10 @@
 //!    launch so the cursors in use stay in cache (the histogram lists the
 //!    scalars with digits, and only those are read again after the first
 //!    launch). Order inside a bucket is arbitrary: addition is exact.
+//!    With precomputed tables (dense benchmark inputs) the sort is padded
+//!    instead ([`padded`]): no histogram; every bucket gets a fixed number
+//!    of slots, the scatter's cursors count, a streaming copy packs the
+//!    slots, and entries past a bucket's slots go through an overflow list.
 //! 3. **Bucket accumulation** ([`accumulate`]): a segmented reduction over
 //!    the sorted entries that is oblivious to bucket sizes. Thread `t` sums
 //!    a fixed-length chunk with XYZZ mixed additions; runs that lie strictly
@@ -39,6 +43,7 @@
 
 pub mod accumulate;
 pub mod digits;
+pub mod padded;
 #[cfg(not(target_arch = "nvptx64"))]
 pub mod plan;
 pub mod reduce;

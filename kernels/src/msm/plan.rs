@@ -8,7 +8,9 @@
 //! Addresses are plain `u64`: device addresses for CUDA, host addresses in
 //! the tests. Host-only (not compiled into the PTX).
 
-use super::digits::{num_windows, windows_per_set, MAX_WINDOW_BITS};
+use super::digits::{num_windows, top_digit_max, windows_per_set, MAX_WINDOW_BITS};
+use super::padded::compact_group_log;
+pub use super::padded::PaddedShape;
 use super::scan::{chunks, CHUNK};
 use crate::layout::{
     G1_AFFINE_LIMBS, G1_JACOBIAN_LIMBS, G1_XYZZ_LIMBS, G2_AFFINE_LIMBS, G2_JACOBIAN_LIMBS,
@@ -76,7 +78,61 @@ pub struct MsmConfig {
     /// G2 2^24 (301 ms, 39 GB), 6 tables (two sets) for G1 2^27 (789 ms,
     /// 77 GB).
     pub tables: u32,
+    /// How entries are sorted into buckets.
+    pub sort: Sort,
 }
+
+/// The counting sort's flavour ([`crate::msm::sort`], [`crate::msm::padded`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Sort {
+    /// Padded with the automatic capacity when the bases have tables (dense
+    /// benchmark inputs, VRAM to spare), counted otherwise.
+    #[default]
+    Auto,
+    /// Histogram, scan, scatter.
+    Counted,
+    /// No histogram: `2^cap_log` slots per bucket (0: from the expected
+    /// bucket size, [`padded_cap_log`]), packed after the scatter, overflow
+    /// placed last.
+    Padded { cap_log: u32 },
+}
+
+/// Slots per bucket for `entries` entries over `buckets` buckets when
+/// padded: the power of two at or above the mean plus five standard
+/// deviations plus 16 (at 2^26 scalars, c = 22, one set: 384 ± 20 → 512,
+/// 6.5 deviations: an overflow about once in 10^4 MSMs).
+pub fn padded_cap_log(entries: u64, buckets: u64) -> u32 {
+    cap_log_for_mean(entries.div_ceil(buckets.max(1)))
+}
+
+fn cap_log_for_mean(mean: u64) -> u32 {
+    let cap = mean + 5 * (mean.isqrt() + 1) + 16;
+    cap.next_power_of_two().trailing_zeros()
+}
+
+/// The automatic padded shape: [`padded_cap_log`] for every bucket, and
+/// where the top window is short ([`top_digit_max`]) its buckets (the top
+/// window's set's first `top_digit_max(c)`) sized for their mean too, the
+/// top window's `selected` digits spread over them (9045 more at 2^26, c =
+/// 22: 2^14 slots instead of 2^9 and no overflow).
+pub fn padded_shape(c: u32, windows: u32, sets: u32, selected: u64) -> PaddedShape {
+    let buckets = (sets as u64) << (c - 1);
+    let cap_log = padded_cap_log(selected * windows as u64, buckets);
+    let top = top_digit_max(c);
+    let hot_mean = (selected * windows as u64).div_ceil(buckets) + selected.div_ceil(top as u64);
+    let hot_log = cap_log_for_mean(hot_mean);
+    if hot_log <= cap_log {
+        return PaddedShape::uniform(cap_log);
+    }
+    let top_set = (windows - 1) / windows_per_set(windows, sets);
+    PaddedShape { cap_log, hot_log, hot_begin: top_set << (c - 1), hot_len: top }
+}
+
+/// Threads of the overflow placement (a grid-stride loop over a count
+/// only the device knows; usually nothing to do).
+pub const OVERFLOW_THREADS: u32 = 1 << 16;
+/// Most threads of the packing copy (a grid-stride loop over the slots).
+pub const COMPACT_THREADS: u32 = 1 << 24;
 
 /// Largest window with precomputed tables: fewer sets make larger windows
 /// affordable (c = 24: 11 windows instead of 13 at c = 20), though the
@@ -226,6 +282,12 @@ pub struct Layout {
     /// `sort::scatter`).
     pub digit_list: usize,
     pub digit_count: usize,
+    /// Padded sort only: `shape.base(n_keys)` slots (`u32`), the overflow
+    /// list (`entries_max` `u64` pairs) and its count, overlapping the
+    /// accumulation's buffers (written only after the sort).
+    pub padded: usize,
+    pub overflow: usize,
+    pub overflow_count: usize,
     /// `entries_max` sorted entries (`u32`).
     pub entries: usize,
     /// Two ping-pong item buffers of the accumulation levels: keys (`u32`)
@@ -278,6 +340,8 @@ pub struct MsmPlan {
     pub sets: u32,
     /// Windows per scatter launch (the last launch may take fewer).
     pub scatter_windows: u32,
+    /// Padded sort: the slots per bucket; `None`: counted.
+    pub padded: Option<PaddedShape>,
     /// Set buckets plus the ones bucket: `sets · 2^(c−1) + 1`.
     pub n_keys: u32,
     pub ones_key: u32,
@@ -364,6 +428,34 @@ pub enum Step {
         digit_list: u64,
         digit_count: u64,
     },
+    /// Padded sort: the entries of windows `rounds.0..rounds.1` into slots.
+    ScatterPadded {
+        digits: DigitAddrs,
+        counts: u64,
+        shape: PaddedShape,
+        padded: u64,
+        overflow: u64,
+        overflow_count: u64,
+        rounds: (u32, u32),
+    },
+    /// Padded sort: the slots of buckets `first_key ..` (`2^cap_log` each,
+    /// `slots` in all, from `padded`) packed into `entries`.
+    Compact {
+        starts: u64,
+        first_key: u32,
+        slots: u32,
+        cap_log: u32,
+        padded: u64,
+        entries: u64,
+    },
+    /// Padded sort: the overflow after its buckets' packed slots.
+    PlaceOverflow {
+        overflow: u64,
+        overflow_count: u64,
+        cursor: u64,
+        shape: PaddedShape,
+        entries: u64,
+    },
     /// The entries of windows `rounds.0..rounds.1`.
     Scatter {
         digits: DigitAddrs,
@@ -442,6 +534,9 @@ impl Step {
             Step::ScanApply { .. } => "msm_scan_apply",
             Step::Histogram { .. } => "msm_histogram",
             Step::Scatter { .. } => "msm_scatter",
+            Step::ScatterPadded { .. } => "msm_scatter_padded",
+            Step::Compact { .. } => "msm_compact",
+            Step::PlaceOverflow { .. } => "msm_place_overflow",
             Step::Accumulate0 { .. } => pick("msm_g1_accumulate0", "msm_g2_accumulate0"),
             Step::Accumulate { .. } => pick("msm_g1_accumulate", "msm_g2_accumulate"),
             Step::Merge { .. } => pick("msm_g1_merge", "msm_g2_merge"),
@@ -460,6 +555,9 @@ impl Step {
             // After round 0 a scatter walks a list of unknown length.
             Step::Scatter { digits, rounds, .. } if rounds.0 > 0 => digits.n.min(LISTED_THREADS),
             Step::Scatter { digits, .. } => digits.n,
+            Step::ScatterPadded { digits, .. } => digits.n,
+            Step::Compact { slots, cap_log, .. } => (slots >> compact_group_log(cap_log)).min(COMPACT_THREADS),
+            Step::PlaceOverflow { .. } => OVERFLOW_THREADS,
             Step::Accumulate0 { threads, .. } | Step::Accumulate { threads, .. } => threads,
             Step::Merge { level, .. } => level.outputs,
             Step::Windows { windows, .. } => windows,
@@ -517,6 +615,39 @@ impl Step {
                 a.0[15] = rounds.1 as u64;
                 (a.0, 16)
             }
+            Step::ScatterPadded {
+                digits,
+                counts,
+                shape,
+                padded,
+                overflow,
+                overflow_count,
+                rounds,
+            } => {
+                let mut a = args(&d(digits));
+                a.0[10] = *counts;
+                a.0[11] = shape.pack();
+                a.0[12] = *padded;
+                a.0[13] = *overflow;
+                a.0[14] = *overflow_count;
+                a.0[15] = (rounds.0 | (rounds.1 << 16)) as u64;
+                (a.0, 16)
+            }
+            Step::Compact {
+                starts,
+                first_key,
+                slots,
+                cap_log,
+                padded,
+                entries,
+            } => args(&[*starts, *first_key as u64, *slots as u64, *cap_log as u64, *padded, *entries]),
+            Step::PlaceOverflow {
+                overflow,
+                overflow_count,
+                cursor,
+                shape,
+                entries,
+            } => args(&[*overflow, *overflow_count, *cursor, shape.pack(), *entries]),
             Step::Accumulate0 {
                 bases,
                 entries,
@@ -667,6 +798,18 @@ impl MsmPlan {
         let ones_key = sets << (c - 1);
         let n_keys = ones_key + 1;
         let entries_max = selected as u64 * windows as u64;
+        let padded_sort = match config.sort {
+            Sort::Auto if tables > 1 => Some(padded_shape(c, windows, sets, selected as u64)),
+            Sort::Auto | Sort::Counted => None,
+            Sort::Padded { cap_log: 0 } => Some(padded_shape(c, windows, sets, selected as u64)),
+            Sort::Padded { cap_log } => Some(PaddedShape::uniform(cap_log)),
+        };
+        if let Some(shape) = padded_sort {
+            let slots = ((n_keys as u64) << shape.cap_log) + ((shape.hot_len as u64) << shape.hot_log);
+            if shape.cap_log > 16 || shape.hot_log > 24 || slots > u32::MAX as u64 {
+                return Err("MSM: padded buckets need n_keys · 2^cap_log < 2^32 slots (cap_log ≤ 16)");
+            }
+        }
         let chunk0 = if config.chunk0 != 0 {
             config.chunk0
         } else {
@@ -767,6 +910,7 @@ impl MsmPlan {
         let digit_list = bump.take_u32(n);
         let digit_count = bump.take_u32(1);
         let entries = bump.take_u32(entries_max as usize);
+        let after_entries = bump.0;
         let item_keys = [
             bump.take_u32(capacity[0] as usize),
             bump.take_u32(capacity[1] as usize),
@@ -781,12 +925,23 @@ impl MsmPlan {
             *at = bump.take(2 * level.outputs as usize * xyzz);
         }
         let win = bump.take(sets as usize * xyzz);
+        let (mut padded, mut overflow, mut overflow_count) = (0, 0, 0);
+        if let Some(shape) = padded_sort {
+            let mut alias = Bump(after_entries);
+            padded = alias.take_u32(shape.base(n_keys) as usize);
+            overflow = alias.take(entries_max as usize);
+            overflow_count = alias.take_u32(1);
+            bump.0 = bump.0.max(alias.0);
+        }
         let layout = Layout {
             starts,
             cursor,
             prefix,
             digit_list,
             digit_count,
+            padded,
+            overflow,
+            overflow_count,
             entries,
             item_keys,
             item_points,
@@ -805,6 +960,7 @@ impl MsmPlan {
             tables,
             sets,
             scatter_windows,
+            padded: padded_sort,
             n_keys,
             ones_key,
             entries_max,
@@ -869,33 +1025,78 @@ impl MsmPlan {
         let len = self.n_keys as usize + 1;
         let (digit_list, digit_count) = (at(l.digit_list), at(l.digit_count));
         f(Step::ZeroU32 { dst: starts, len })?;
-        f(Step::ZeroU32 {
-            dst: digit_count,
-            len: 1,
-        })?;
-        f(Step::Histogram {
-            digits,
-            counts: starts,
-            // Only launches after the first read the list: with one scatter
-            // launch the histogram does not write it (null).
-            digit_list: if self.scatter_windows < self.windows { digit_list } else { 0 },
-            digit_count,
-        })?;
-        scan(&l.starts, &mut f)?;
-        f(Step::CopyU32 {
-            src: starts,
-            dst: cursor,
-            len,
-        })?;
-        for begin in (0..self.windows).step_by(self.scatter_windows as usize) {
-            f(Step::Scatter {
-                digits,
-                cursor,
-                entries: at(l.entries),
-                digit_list,
-                digit_count,
-                rounds: (begin, (begin + self.scatter_windows).min(self.windows)),
+        if let Some(shape) = self.padded {
+            // Padded: the scatter's cursors count, no histogram.
+            let (overflow, overflow_count) = (at(l.overflow), at(l.overflow_count));
+            f(Step::ZeroU32 {
+                dst: overflow_count,
+                len: 1,
             })?;
+            for begin in (0..self.windows).step_by(self.scatter_windows as usize) {
+                f(Step::ScatterPadded {
+                    digits,
+                    counts: starts,
+                    shape,
+                    padded: at(l.padded),
+                    overflow,
+                    overflow_count,
+                    rounds: (begin, (begin + self.scatter_windows).min(self.windows)),
+                })?;
+            }
+            scan(&l.starts, &mut f)?;
+            for (first_key, keys, cap_log) in shape.regions(self.n_keys) {
+                if keys > 0 {
+                    f(Step::Compact {
+                        starts,
+                        first_key,
+                        slots: keys << cap_log,
+                        cap_log,
+                        padded: at(l.padded) + 4 * shape.base(first_key) as u64,
+                        entries: at(l.entries),
+                    })?;
+                }
+            }
+            f(Step::CopyU32 {
+                src: starts,
+                dst: cursor,
+                len,
+            })?;
+            f(Step::PlaceOverflow {
+                overflow,
+                overflow_count,
+                cursor,
+                shape,
+                entries: at(l.entries),
+            })?;
+        } else {
+            f(Step::ZeroU32 {
+                dst: digit_count,
+                len: 1,
+            })?;
+            f(Step::Histogram {
+                digits,
+                counts: starts,
+                // Only launches after the first read the list: with one scatter
+                // launch the histogram does not write it (null).
+                digit_list: if self.scatter_windows < self.windows { digit_list } else { 0 },
+                digit_count,
+            })?;
+            scan(&l.starts, &mut f)?;
+            f(Step::CopyU32 {
+                src: starts,
+                dst: cursor,
+                len,
+            })?;
+            for begin in (0..self.windows).step_by(self.scatter_windows as usize) {
+                f(Step::Scatter {
+                    digits,
+                    cursor,
+                    entries: at(l.entries),
+                    digit_list,
+                    digit_count,
+                    rounds: (begin, (begin + self.scatter_windows).min(self.windows)),
+                })?;
+            }
         }
 
         let sums = at(l.sums);

@@ -9,12 +9,12 @@
 //! ones bucket) share one atomic ([`super::warp::aggregated_increment`]).
 
 use super::digits::{load, ones_key, round_key, DigitArgs, Kind, SetWalk, SignedDigits};
-use super::warp::{aggregated_increment, atomic_add, lane, match_any, uniform_indices};
+use super::warp::{aggregated_increment, all, atomic_add, lane, match_any, uniform_indices};
 use super::NO_KEY;
 
 /// The per-lane state for one scalar (or an idle lane past the end).
 #[inline(always)]
-unsafe fn start(a: &DigitArgs, i: usize) -> (u32, Kind, SignedDigits) {
+pub(super) unsafe fn start(a: &DigitArgs, i: usize) -> (u32, Kind, SignedDigits) {
     let (base, limbs, kind) = if i < a.n as usize {
         load(a, i)
     } else {
@@ -33,7 +33,6 @@ unsafe fn start(a: &DigitArgs, i: usize) -> (u32, Kind, SignedDigits) {
 /// [`DigitArgs`].
 #[inline(always)]
 pub unsafe fn histogram(a: &DigitArgs, counts: *mut u32, digit_list: *mut u32, digit_count: *mut u32) {
-    let ones = ones_key(a.c, a.sets);
     for i in uniform_indices(a.n) {
         let (base, kind, mut digits) = start(a, i);
         // Warp-uniform: the pointer is a kernel argument.
@@ -45,15 +44,12 @@ pub unsafe fn histogram(a: &DigitArgs, counts: *mut u32, digit_list: *mut u32, d
         if warp_all_skip(kind) {
             continue;
         }
-        let mut walk = SetWalk::new(a);
-        for round in 0..a.windows {
-            let (key, _) = round_key(kind, &mut digits, round, walk, base, a.c, ones);
-            walk.next(a);
+        for_rounds(a, base, kind, &mut digits, 0, a.windows, |key, _| {
             let peers = match_any(key);
             if key != NO_KEY && lane() == peers.trailing_zeros() {
                 atomic_add(counts.add(key as usize), peers.count_ones());
             }
-        }
+        });
     }
 }
 
@@ -83,7 +79,6 @@ pub unsafe fn scatter(
     round_begin: u32,
     round_end: u32,
 ) {
-    let ones = ones_key(a.c, a.sets);
     let round_end = round_end.min(a.windows);
     let listed = if round_begin == 0 { a.n } else { *digit_count };
     for k in uniform_indices(listed) {
@@ -97,17 +92,36 @@ pub unsafe fn scatter(
         if warp_all_skip(kind) {
             continue;
         }
-        let mut walk = SetWalk::new(a);
-        for round in 0..round_end {
-            let (key, entry) = round_key(kind, &mut digits, round, walk, base, a.c, ones);
-            walk.next(a);
-            if round < round_begin {
-                continue;
-            }
+        for_rounds(a, base, kind, &mut digits, round_begin, round_end, |key, entry| {
             let slot = aggregated_increment(cursor, key);
             if key != NO_KEY {
                 *entries.add(slot as usize) = entry;
             }
+        });
+    }
+}
+
+/// Calls `f(key, entry)` for rounds `round_begin..round_end` of one
+/// scalar's entries (key `NO_KEY` for a round without one), walking the
+/// digits and tables of the rounds below without calling it. Every lane of
+/// a warp runs the same rounds, so `f` may use warp collectives.
+#[inline(always)]
+pub(super) fn for_rounds(
+    a: &DigitArgs,
+    base: u32,
+    kind: Kind,
+    digits: &mut SignedDigits,
+    round_begin: u32,
+    round_end: u32,
+    mut f: impl FnMut(u32, u32),
+) {
+    let ones = ones_key(a.c, a.sets);
+    let mut walk = SetWalk::new(a);
+    for round in 0..round_end {
+        let (key, entry) = round_key(kind, digits, round, walk, base, a.c, ones);
+        walk.next(a);
+        if round >= round_begin {
+            f(key, entry);
         }
     }
 }
@@ -128,22 +142,10 @@ unsafe fn append(list: *mut u32, count: *mut u32, i: u32, flag: bool) {
 }
 
 /// Whether every lane of the warp skips its scalar (zeros, unselected).
+///
+/// # Safety
+/// On the GPU all 32 lanes of the warp must call this together.
 #[inline(always)]
-unsafe fn warp_all_skip(kind: Kind) -> bool {
-    #[cfg(target_arch = "nvptx64")]
-    {
-        let skip = (kind == Kind::Skip) as u32;
-        let all: u32;
-        core::arch::asm!(
-            "{{ .reg .pred p, q; setp.ne.u32 p, {s}, 0; vote.sync.all.pred q, p, 0xffffffff; selp.u32 {a}, 1, 0, q; }}",
-            s = in(reg32) skip,
-            a = out(reg32) all,
-            options(nomem, nostack, preserves_flags)
-        );
-        all != 0
-    }
-    #[cfg(not(target_arch = "nvptx64"))]
-    {
-        kind == Kind::Skip
-    }
+pub(super) unsafe fn warp_all_skip(kind: Kind) -> bool {
+    all(kind == Kind::Skip)
 }

@@ -140,3 +140,36 @@ pub unsafe fn aggregated_increment(counters: *mut u32, key: u32) -> u32 {
     }
     shfl(first, leader) + rank
 }
+
+/// Whether every lane of the warp has `flag` set (`vote.sync.all`).
+///
+/// # Safety
+/// On the GPU all 32 lanes of the warp must execute this call together.
+#[inline(always)]
+pub unsafe fn all(flag: bool) -> bool {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        let f = flag as u32;
+        let r: u32;
+        core::arch::asm!(
+            "{{ .reg .pred p, q; setp.ne.u32 p, {f}, 0; vote.sync.all.pred q, p, 0xffffffff; selp.u32 {r}, 1, 0, q; }}",
+            f = in(reg32) f,
+            r = out(reg32) r,
+            options(nomem, nostack, preserves_flags)
+        );
+        r != 0
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        flag
+    }
+}
+
+/// Whether any lane of the warp has `flag` set.
+///
+/// # Safety
+/// As for [`all`].
+#[inline(always)]
+pub unsafe fn any(flag: bool) -> bool {
+    !all(!flag)
+}
