@@ -33,13 +33,13 @@ if want msm; then
 fi
 if want msm-tables; then
   # Precomputed tables (memory: tables × bases), the best configurations
-  # measured (docs/PERFORMANCE.md, sessions 9 and 10): G2 2^24 at c = 22
-  # with 12 tables (39 GB), G1 2^26 at c = 22 with 12 (77 GB; first-level
-  # chunks of 512 and the default 1024), G1 2^27 at c = 22 with 6 (77 GB);
-  # each prints its table build time.
-  for run in "g2 2^24:22:12:0" "g1 2^26:22:12:512,1024" "g1 2^27:22:6:0"; do
-    IFS=: read -r case c t chunks <<< "$run"
-    .gpu/bin/bench-gpu_msm $case --c $c --tables $t --chunk0 $chunks --profile 2>&1 | tee -a "$out/bench-msm-tables.txt"
+  # measured (docs/PERFORMANCE.md, sessions 9 to 11): G2 2^24 at c = 22
+  # with 12 tables (39 GB), G1 2^26 at c = 22 with 12 (77 GB), G1 2^27 at
+  # c = 22 with 6 (77 GB); both sorts (the padded one is the default with
+  # tables); each prints its table build time.
+  for run in "g2 2^24:22:12" "g1 2^26:22:12" "g1 2^27:22:6"; do
+    IFS=: read -r case c t <<< "$run"
+    .gpu/bin/bench-gpu_msm $case --c $c --tables $t --sort counted,padded --profile 2>&1 | tee -a "$out/bench-msm-tables.txt"
   done
 fi
 if want msm-windows; then

@@ -73,10 +73,10 @@ pub struct MsmConfig {
     /// of `windows`, so a larger `c` (fewer windows, fewer additions) costs
     /// fewer buckets, and a set's windows are consecutive (one scatter
     /// launch, one cursor array). `window_bits` must then be the tables' `c`. Best
-    /// measured on an H200 (docs/PERFORMANCE.md, sessions 9 and 10): c = 22
-    /// with 12 tables (one set) for G1 2^26 (397 ms, 77 GB of tables) and
-    /// G2 2^24 (301 ms, 39 GB), 6 tables (two sets) for G1 2^27 (789 ms,
-    /// 77 GB).
+    /// measured on an H200 (docs/PERFORMANCE.md, sessions 9 to 11, padded
+    /// sort): c = 22 with 12 tables (one set) for G1 2^26 (389.7 ms, 77 GB
+    /// of tables) and G2 2^24 (301.8 ms, 39 GB), 6 tables (two sets) for G1
+    /// 2^27 (774.7 ms, 77 GB).
     pub tables: u32,
     /// How entries are sorted into buckets.
     pub sort: Sort,
@@ -85,8 +85,10 @@ pub struct MsmConfig {
 /// The counting sort's flavour ([`crate::msm::sort`], [`crate::msm::padded`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Sort {
-    /// Padded with the automatic capacity when the bases have tables (dense
-    /// benchmark inputs, VRAM to spare), counted otherwise.
+    /// Padded with the automatic shape ([`padded_shape`]) when the bases
+    /// have tables (VRAM to spare: 14.7 GB of scratch instead of 4.3 at G1
+    /// 2^26, most of it the slots and an overflow list sized for every
+    /// entry), counted otherwise.
     #[default]
     Auto,
     /// Histogram, scan, scatter.
