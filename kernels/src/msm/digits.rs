@@ -36,22 +36,14 @@ pub const fn num_windows(c: u32) -> u32 {
 pub fn top_digit_max(c: u32) -> u32 {
     use crate::ff::mont::MontConfig;
     let r = crate::ff::bls12_381::FrConfig::MODULUS;
+    // Below 256 - c: the top window starts under bit 255 (num_windows).
     let shift = c * (num_windows(c) - 1);
-    let half = 1u64 << (c - 1);
-    if shift >= 256 {
-        return 1;
-    }
-    // Bits of r − 1 from the top down (r is odd: r − 1 only clears bit 0);
-    // once past 2^(c−1) the value only grows.
-    let mut top = 0u64;
-    for bit in (shift..256).rev() {
-        if top > half {
-            break;
-        }
+    // Bits of r − 1 above `shift` (r is odd: r − 1 only clears bit 0).
+    let top = (shift..256).rev().fold(0u64, |v, bit| {
         let limb = r[(bit / 64) as usize] - (bit < 64) as u64;
-        top = top << 1 | (limb >> (bit % 64)) & 1;
-    }
-    (top + 1).min(half) as u32
+        v << 1 | (limb >> (bit % 64)) & 1
+    });
+    (top + 1).min(1 << (c - 1)) as u32
 }
 
 /// What a scalar contributes.

@@ -118,11 +118,10 @@ fn cap_log_for_mean(mean: u64) -> u32 {
 /// top window's `selected` digits spread over them (9045 more at 2^26, c =
 /// 22: 2^14 slots instead of 2^9 and no overflow).
 pub fn padded_shape(c: u32, windows: u32, sets: u32, selected: u64) -> PaddedShape {
-    let buckets = (sets as u64) << (c - 1);
-    let cap_log = padded_cap_log(selected * windows as u64, buckets);
+    let mean = (selected * windows as u64).div_ceil((sets as u64) << (c - 1));
+    let cap_log = cap_log_for_mean(mean);
     let top = top_digit_max(c);
-    let hot_mean = (selected * windows as u64).div_ceil(buckets) + selected.div_ceil(top as u64);
-    let hot_log = cap_log_for_mean(hot_mean);
+    let hot_log = cap_log_for_mean(mean + selected.div_ceil(top as u64));
     if hot_log <= cap_log {
         return PaddedShape::uniform(cap_log);
     }
