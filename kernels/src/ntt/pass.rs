@@ -166,16 +166,17 @@ unsafe fn inter_pass_twiddle(p: &Pass, pos: u32, e: u32, inverse: bool, direct: 
 
 /// The twiddle of a radix-2 stage: `ψ_(2^log_len)^j` (or its inverse),
 /// `j < 2^(log_len − 1)`, `log_len <= TILE_LOG`; from the dense stage
-/// table when `dense`, which holds it as `ψ_1024^(j·2^(10 − log_len))`.
+/// table when `dense`, which holds it as `ψ_1024^(j·2^(10 − log_len))`,
+/// else from `TW_HI` as [`twiddle`] reads it (`log_len <= 16`: one entry).
+/// One load either way, its index selected rather than branched on: a
+/// branch would split a phase's straight-line code, keeping its
+/// independent products from interleaving.
 #[inline(always)]
 unsafe fn stage_twiddle(tw: *const u64, j: u32, log_len: u32, inverse: bool, dense: bool) -> Fr {
-    if dense {
-        let k = j << (TILE_LOG - log_len);
-        let at = STAGE_FROM_TW + if inverse { STAGE_COUNT } else { 0 } + k;
-        io::load_const(tw, at)
-    } else {
-        twiddle(tw, j, log_len, inverse, false)
-    }
+    let dense_at = STAGE_FROM_TW + if inverse { STAGE_COUNT } else { 0 } + (j << (TILE_LOG - log_len));
+    let x = j << (32 - log_len);
+    let composed_at = HALF + (if inverse { x.wrapping_neg() } else { x } >> 16);
+    io::load_const(tw, if dense { dense_at } else { composed_at })
 }
 
 /// The scale factor of natural index `k`.
@@ -456,6 +457,12 @@ unsafe fn product(p: &Pass, v: FrLazy, pos: u32) -> FrLazy {
 /// barriers and shared-memory round trips. With r odd the lone radix-2
 /// stage is the one of half-span 1 (DIF: last, DIT: first), whose twiddles
 /// are all 1.
+///
+/// Trivial twiddles (index `j = 0`, the value 1) are skipped only where
+/// every thread has `j = 0` (half-span 1, `TRIVIAL`): elsewhere the lanes
+/// of a warp mix `j = 0` with `j != 0` (a warp spans 8 or 16 rows at 2^24
+/// and 2^27), so the warp pays for the product anyway, and a branch around
+/// it only keeps the phase's independent products from interleaving.
 #[inline(always)]
 unsafe fn stages(p: &Pass, tile: Tile, sh: Shape, dit: bool, inverse: bool, dense: bool, radix4: bool) {
     let mut st = 0;
@@ -466,17 +473,19 @@ unsafe fn stages(p: &Pass, tile: Tile, sh: Shape, dit: bool, inverse: bool, dens
         if pair {
             // Stages of half-spans 2h and h (DIF) or h and 2h (DIT).
             let log_h = if dit { log_m } else { log_m - 1 };
-            if dit {
-                radix4_phase::<true>(p, tile, sh, log_h, inverse, dense);
-            } else {
-                radix4_phase::<false>(p, tile, sh, log_h, inverse, dense);
+            match (dit, log_h == 0) {
+                (true, true) => radix4_phase::<true, true>(p, tile, sh, log_h, inverse, dense),
+                (true, false) => radix4_phase::<true, false>(p, tile, sh, log_h, inverse, dense),
+                (false, true) => radix4_phase::<false, true>(p, tile, sh, log_h, inverse, dense),
+                (false, false) => radix4_phase::<false, false>(p, tile, sh, log_h, inverse, dense),
             }
             st += 2;
         } else {
-            if dit {
-                radix2_phase::<true>(p, tile, sh, log_m, inverse, dense);
-            } else {
-                radix2_phase::<false>(p, tile, sh, log_m, inverse, dense);
+            match (dit, log_m == 0) {
+                (true, true) => radix2_phase::<true, true>(p, tile, sh, log_m, inverse, dense),
+                (true, false) => radix2_phase::<true, false>(p, tile, sh, log_m, inverse, dense),
+                (false, true) => radix2_phase::<false, true>(p, tile, sh, log_m, inverse, dense),
+                (false, false) => radix2_phase::<false, false>(p, tile, sh, log_m, inverse, dense),
             }
             st += 1;
         }
@@ -484,9 +493,10 @@ unsafe fn stages(p: &Pass, tile: Tile, sh: Shape, dit: bool, inverse: bool, dens
     }
 }
 
-/// One radix-2 stage of half-span `2^log_m` rows over the tile.
+/// One radix-2 stage of half-span `2^log_m` rows over the tile; `TRIVIAL`
+/// iff `log_m = 0` (every twiddle is 1).
 #[inline(always)]
-unsafe fn radix2_phase<const DIT: bool>(p: &Pass, tile: Tile, sh: Shape, log_m: u32, inverse: bool, dense: bool) {
+unsafe fn radix2_phase<const DIT: bool, const TRIVIAL: bool>(p: &Pass, tile: Tile, sh: Shape, log_m: u32, inverse: bool, dense: bool) {
     let col_mask = (1 << sh.log_c) - 1;
     let half = sh.tile >> 1;
     for tid in threads() {
@@ -501,14 +511,14 @@ unsafe fn radix2_phase<const DIT: bool>(p: &Pass, tile: Tile, sh: Shape, log_m: 
             let u = tile.load(i0);
             let mut v = tile.load(i1);
             if DIT {
-                if j != 0 {
+                if !TRIVIAL {
                     v = v * stage_twiddle(p.tw, j, log_m + 1, inverse, dense);
                 }
                 tile.store(i0, &(u + v));
                 tile.store(i1, &(u - v));
             } else {
                 let mut d = u - v;
-                if j != 0 {
+                if !TRIVIAL {
                     d = d * stage_twiddle(p.tw, j, log_m + 1, inverse, dense);
                 }
                 tile.store(i0, &(u + v));
@@ -522,9 +532,10 @@ unsafe fn radix2_phase<const DIT: bool>(p: &Pass, tile: Tile, sh: Shape, log_m: 
 /// Two radix-2 stages, of half-spans `2h` and `h = 2^log_h` rows (DIF
 /// order; DIT runs them the other way round), as one radix-4 step per
 /// group of rows `t0 + {0, h, 2h, 3h}`: the same products as two radix-2
-/// phases, one shared-memory round trip and barrier fewer.
+/// phases, one shared-memory round trip and barrier fewer. `TRIVIAL` iff
+/// `h = 1` (`j = 0` everywhere: the products by 1 are skipped).
 #[inline(always)]
-unsafe fn radix4_phase<const DIT: bool>(p: &Pass, tile: Tile, sh: Shape, log_h: u32, inverse: bool, dense: bool) {
+unsafe fn radix4_phase<const DIT: bool, const TRIVIAL: bool>(p: &Pass, tile: Tile, sh: Shape, log_h: u32, inverse: bool, dense: bool) {
     let col_mask = (1 << sh.log_c) - 1;
     let quarter = sh.tile >> 2;
     let h = 1u32 << log_h;
@@ -543,13 +554,13 @@ unsafe fn radix4_phase<const DIT: bool>(p: &Pass, tile: Tile, sh: Shape, log_h: 
             let wide = |e: u32| stage_twiddle(p.tw, e, log_h + 2, inverse, dense);
             let narrow = || stage_twiddle(p.tw, j, log_h + 1, inverse, dense);
             if DIT {
-                let w = if j != 0 { narrow() } else { Fr::ONE };
-                let twiddle = |v: FrLazy| if j != 0 { v * w } else { v };
+                let w = if TRIVIAL { Fr::ONE } else { narrow() };
+                let twiddle = |v: FrLazy| if TRIVIAL { v } else { v * w };
                 let (x0, x1) = (tile.load(at(0)), twiddle(tile.load(at(1))));
                 let (a0, a1) = (x0 + x1, x0 - x1);
                 let (x2, x3) = (tile.load(at(2)), twiddle(tile.load(at(3))));
                 let (a2, a3) = (x2 + x3, x2 - x3);
-                let b2 = if j != 0 { a2 * wide(j) } else { a2 };
+                let b2 = if TRIVIAL { a2 } else { a2 * wide(j) };
                 tile.store(at(0), &(a0 + b2));
                 tile.store(at(2), &(a0 - b2));
                 let b3 = a3 * wide(j + h);
@@ -558,14 +569,14 @@ unsafe fn radix4_phase<const DIT: bool>(p: &Pass, tile: Tile, sh: Shape, log_h: 
             } else {
                 let (x0, x2) = (tile.load(at(0)), tile.load(at(2)));
                 let a0 = x0 + x2;
-                let a2 = if j != 0 { (x0 - x2) * wide(j) } else { x0 - x2 };
+                let a2 = if TRIVIAL { x0 - x2 } else { (x0 - x2) * wide(j) };
                 let (x1, x3) = (tile.load(at(1)), tile.load(at(3)));
                 let a1 = x1 + x3;
                 let a3 = (x1 - x3) * wide(j + h);
                 tile.store(at(0), &(a0 + a1));
                 tile.store(at(2), &(a2 + a3));
                 let (d1, d3) = (a0 - a1, a2 - a3);
-                if j != 0 {
+                if !TRIVIAL {
                     let w = narrow();
                     tile.store(at(1), &(d1 * w));
                     tile.store(at(3), &(d3 * w));
