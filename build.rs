@@ -45,13 +45,12 @@ fn main() {
 /// Register caps (`.maxnreg`, CUDA C++'s launch bounds, which Rust cannot
 /// express) for kernels whose occupancy is worth a few spills; measured in
 /// docs/PERFORMANCE.md. `scripts/ptx-select.py` makes variants to compare.
-/// The NTT passes: 3 or 4 blocks of 256 threads per SM instead of 2 (90
-/// and 96 registers uncapped since the radix-4 phases), for some spills:
-/// the forward (DIF) pass at 80, the inverse (DIT) and fused passes at 64
-/// (session 8: with the lazy butterflies, cap 64 made the 2^27 inverse 3%
-/// faster and the forward 0.3% slower than 80).
-const MAX_REGISTERS: &[(&str, u32)] =
-    &[("ntt_dif_pass", 80), ("ntt_dit_pass", 64), ("ntt_dif_dit_pass", 64), ("ntt_dit_dif_pass", 64)];
+/// The NTT passes: 4 blocks of 256 threads per SM instead of 2 or 3 for
+/// some spills: the inverse (DIT) and fused passes at 64 (session 8: with
+/// the lazy butterflies, cap 64 made the 2^27 inverse 3% faster than 80).
+/// The forward (DIF) pass needs 76 registers without branches around its
+/// twiddles (3 blocks, no spills; a cap of 80 made ptxas spill 24 bytes).
+const MAX_REGISTERS: &[(&str, u32)] = &[("ntt_dit_pass", 64), ("ntt_dif_dit_pass", 64), ("ntt_dit_dif_pass", 64)];
 
 /// Puts `.maxnreg N` between each listed entry's parameter list and body.
 fn cap_registers(ptx: &str, caps: &[(&str, u32)]) -> String {

@@ -63,6 +63,11 @@ variant "$out/ptx/embedded.ptx" msm-g1-cap128 "$g1_msm" 'msm_g1_accumulate0=128'
 for cap in 0 64 80; do
   variant "$out/ptx/embedded.ptx" ntt-cap$cap '^ntt_' "_pass$=$cap"
 done
+# Optionally another build's NTT kernels (its PTX, caps included), to time
+# against in the same call: NTT_BASELINE_PTX=path scripts/gpu-bundle.sh.
+if [ -n "${NTT_BASELINE_PTX:-}" ]; then
+  variant "$NTT_BASELINE_PTX" ntt-baseline '^ntt_'
+fi
 # The executables' whole module compiled ahead, named by the PTX's
 # fingerprint as src/gpu/runtime.rs expects: with CUZK_CUBIN_DIR=.gpu/cubin
 # the device skips minutes of JIT per fresh build.
