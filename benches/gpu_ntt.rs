@@ -3,7 +3,7 @@
 //! of 11. Without a GPU it prints why and exits 0.
 //!
 //! Usage: `bench-gpu_ntt [--max-bits N] [--composed-twiddles] [--radix2]
-//! [--unfused] [--composed-outer] [--module FILE] [LOG_SIZE...]` (default
+//! [--unfused] [--composed-outer] [--reduced-stores] [--module FILE] [LOG_SIZE...]` (default
 //! sizes 20, 24, 26, 27; `--max-bits` caps the radix-2 stages per pass,
 //! default 10;
 //! `--composed-twiddles` composes the stages' twiddles from the power tables
@@ -11,6 +11,7 @@
 //! phase instead of pairing stages as radix-4 phases; `--unfused` runs the H
 //! step without fused passes across transforms; `--composed-outer` composes
 //! every inter-pass twiddle instead of reading the direct and outer tables;
+//! `--reduced-stores` makes passes inside a transform store reduced values;
 //! `--module` replaces the embedded kernels by a PTX or cubin holding at
 //! least the NTT kernels, e.g. a register-cap variant).
 
@@ -46,6 +47,7 @@ fn main() {
     let mut radix2 = false;
     let mut unfused = false;
     let mut composed_outer = false;
+    let mut reduced_stores = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -54,6 +56,7 @@ fn main() {
             "--radix2" => radix2 = true,
             "--unfused" => unfused = true,
             "--composed-outer" => composed_outer = true,
+            "--reduced-stores" => reduced_stores = true,
             "--module" => {
                 let path = std::path::PathBuf::from(args.next().expect("--module FILE"));
                 gpu.module = gpu.load_module_file(&path).unwrap();
@@ -81,6 +84,10 @@ fn main() {
     if unfused {
         ntt.set_fused_passes(false);
         println!("H step without fused passes");
+    }
+    if reduced_stores {
+        ntt.set_lazy_stores(false);
+        println!("every pass stores reduced values");
     }
     if composed_outer {
         ntt.set_direct_twiddles(false);

@@ -9,6 +9,7 @@ use std::sync::OnceLock;
 use blstrs::Scalar;
 use cuzk_kernels::ff::Fr;
 use cuzk_kernels::ntt::host::{fill_tables, run_pass};
+use cuzk_kernels::ntt::pass::FLAG_LAZY_STORE;
 use cuzk_kernels::ntt::plan::{self, pass_bits, Direction, Order, PassArgs, PassKind, Tables, MAX_PASS_BITS};
 use cuzk_kernels::ntt::tables::{direct_at, omega, Scale, TableLayout, HALF, ROOT_OF_UNITY};
 use ff::{Field, PrimeField};
@@ -174,19 +175,21 @@ fn tables() -> &'static Vec<u64> {
 }
 
 /// How the passes run their stages: (stage twiddles from the dense table,
-/// radix-2 phases only, inter-pass twiddles from the direct tables). Every
-/// combination computes the same values.
-type Stages = (bool, bool, bool);
-const DEFAULT_STAGES: Stages = (true, false, true);
-const ALL_STAGES: [Stages; 5] = [
-    (true, false, true),
-    (false, false, true),
-    (true, true, true),
-    (false, true, true),
-    (true, false, false),
+/// radix-2 phases only, inter-pass twiddles from the direct tables, lazily
+/// reduced stores inside a transform). Every combination computes the same
+/// values.
+type Stages = (bool, bool, bool, bool);
+const DEFAULT_STAGES: Stages = (true, false, true, true);
+const ALL_STAGES: [Stages; 6] = [
+    (true, false, true, true),
+    (false, false, true, true),
+    (true, true, true, true),
+    (false, true, true, true),
+    (true, false, false, true),
+    (true, false, true, false),
 ];
 
-fn table_addrs_with((stage_table, radix2, direct_twiddles): Stages) -> Tables {
+fn table_addrs_with((stage_table, radix2, direct_twiddles, lazy_stores): Stages) -> Tables {
     Tables {
         base: tables().as_ptr() as u64,
         layout: LAYOUT,
@@ -194,6 +197,7 @@ fn table_addrs_with((stage_table, radix2, direct_twiddles): Stages) -> Tables {
         radix2,
         fused: true,
         direct_twiddles,
+        lazy_stores,
     }
 }
 
@@ -236,6 +240,10 @@ fn host_ntt_with(
         |p| passes.push(*p),
     );
     assert_eq!(passes.len(), pass_bits(log_n, max_bits).count());
+    // Lazy stores inside the transform only: its output is reduced.
+    for (i, p) in passes.iter().enumerate() {
+        assert_eq!(p.flags & FLAG_LAZY_STORE != 0, stages.3 && i + 1 < passes.len(), "pass {i} of 2^{log_n}");
+    }
     run(&passes);
     from_words(&words)
 }
@@ -252,7 +260,7 @@ fn check_ntt(rng: &mut ChaCha8Rng, log_n: u32, max_bits: u32) {
                 let got = host_ntt_with(&x, max_bits, dir, Order::NaturalToBitrev, coset, st);
                 assert!(
                     got == bitrev_perm(&expected),
-                    "2^{log_n} {dir:?} coset={coset} natural→bitrev, max {max_bits} bits/pass, stages (dense table, radix-2 only, direct) {st:?}"
+                    "2^{log_n} {dir:?} coset={coset} natural→bitrev, max {max_bits} bits/pass, stages (dense table, radix-2 only, direct, lazy stores) {st:?}"
                 );
                 let got = host_ntt_with(
                     &bitrev_perm(&x),
@@ -264,7 +272,7 @@ fn check_ntt(rng: &mut ChaCha8Rng, log_n: u32, max_bits: u32) {
                 );
                 assert!(
                     got == expected,
-                    "2^{log_n} {dir:?} coset={coset} bitrev→natural, max {max_bits} bits/pass, stages (dense table, radix-2 only, direct) {st:?}"
+                    "2^{log_n} {dir:?} coset={coset} bitrev→natural, max {max_bits} bits/pass, stages (dense table, radix-2 only, direct, lazy stores) {st:?}"
                 );
             }
         }
@@ -418,8 +426,8 @@ fn ntt_matches_reference_above_2_16() {
         let forward = reference(&x, Direction::Forward, false);
         let inverse_coset = reference(&x, Direction::Inverse, true);
         for direct in [true, false] {
-            let st = (true, false, direct);
-            let what = format!("2^{log_n}, max {max_bits} bits/pass, direct twiddles {direct}");
+            let st = (true, false, direct, direct);
+            let what = format!("2^{log_n}, max {max_bits} bits/pass, direct twiddles and lazy stores {direct}");
             let got = host_ntt_with(&x, max_bits, Direction::Forward, Order::NaturalToBitrev, false, st);
             assert!(got == bitrev_perm(&forward), "{what}: forward");
             let got = host_ntt_with(&bitrev_perm(&forward), max_bits, Direction::Inverse, Order::BitrevToNatural, false, st);
@@ -553,7 +561,7 @@ fn h_step_matches_reference() {
                 assert_eq!(got.len(), expected.len());
                 assert!(
                     got == expected,
-                    "H for n = {len} (2^{log_n}), max {max_bits} bits/pass, stages (dense table, radix-2 only, direct) {st:?}, fused {fused}"
+                    "H for n = {len} (2^{log_n}), max {max_bits} bits/pass, stages (dense table, radix-2 only, direct, lazy stores) {st:?}, fused {fused}"
                 );
             }
         }
@@ -569,7 +577,7 @@ fn h_step_with_outer_twiddles() {
     let (a, b, c) = (random(&mut rng, len), random(&mut rng, len), random(&mut rng, len));
     let expected = reference_h(&a, &b, &c, MAX_LOG);
     for direct in [true, false] {
-        let got = host_h_with(&a, &b, &c, MAX_LOG, MAX_PASS_BITS, &mut rng, (true, false, direct), true);
+        let got = host_h_with(&a, &b, &c, MAX_LOG, MAX_PASS_BITS, &mut rng, (true, false, direct, !direct), true);
         assert!(got == expected, "H at 2^18, direct and outer twiddles {direct}");
     }
 }
@@ -621,7 +629,7 @@ fn results_do_not_depend_on_thread_order() {
             12,
             5,
             &mut ChaCha8Rng::seed_from_u64(7),
-            (true, true, true),
+            (true, true, true, true),
             true,
         ));
         outs

@@ -43,6 +43,7 @@ pub struct GpuNtt {
     radix2: bool,
     fused: bool,
     direct_twiddles: bool,
+    lazy_stores: bool,
 }
 
 impl GpuNtt {
@@ -100,7 +101,7 @@ impl GpuNtt {
         });
         launched?;
         stream.synchronize().map_err(|e| gpu_err("NTT tables", e))?;
-        Ok(GpuNtt { ordinal: gpu.ordinal, layout, tables, max_bits: MAX_PASS_BITS, stage_table: true, radix2: false, fused: true, direct_twiddles: true })
+        Ok(GpuNtt { ordinal: gpu.ordinal, layout, tables, max_bits: MAX_PASS_BITS, stage_table: true, radix2: false, fused: true, direct_twiddles: true, lazy_stores: true })
     }
 
     /// The largest domain (log2) the tables cover.
@@ -141,8 +142,23 @@ impl GpuNtt {
         self.direct_twiddles = on;
     }
 
+    /// Whether passes inside a transform store lazily reduced values (the
+    /// default; `cuzk_kernels::ntt::pass::FLAG_LAZY_STORE`); every
+    /// transform's output is reduced either way.
+    pub fn set_lazy_stores(&mut self, on: bool) {
+        self.lazy_stores = on;
+    }
+
     fn tables(&self) -> Tables {
-        Tables { base: self.tables.as_device_ptr().as_raw(), layout: self.layout, stage_table: self.stage_table, radix2: self.radix2, fused: self.fused, direct_twiddles: self.direct_twiddles }
+        Tables {
+            base: self.tables.as_device_ptr().as_raw(),
+            layout: self.layout,
+            stage_table: self.stage_table,
+            radix2: self.radix2,
+            fused: self.fused,
+            direct_twiddles: self.direct_twiddles,
+            lazy_stores: self.lazy_stores,
+        }
     }
 
     fn check_device(&self, gpu: &GpuDevice) -> Result<(), ProverError> {

@@ -6,7 +6,27 @@
 //! through the read-only (non-coherent) cache. On the host these are plain
 //! reads and writes.
 
-use crate::ff::Fr;
+use crate::ff::{Fr, FrLazy};
+
+/// Element `idx` of a packed array of lazily reduced Fr elements (reduced
+/// ones are valid too).
+///
+/// # Safety
+/// As [`load`].
+#[inline(always)]
+pub unsafe fn load_lazy(p: *const u64, idx: u32) -> FrLazy {
+    FrLazy::from_limbs(load(p, idx).limbs)
+}
+
+/// Stores a lazily reduced element, for a reader that loads it with
+/// [`load_lazy`].
+///
+/// # Safety
+/// As [`store`].
+#[inline(always)]
+pub unsafe fn store_lazy(p: *mut u64, idx: u32, v: &FrLazy) {
+    store(p, idx, &Fr::from_raw(v.limbs()))
+}
 
 /// Element `idx` of a packed Fr array.
 ///

@@ -91,6 +91,11 @@ pub const FLAG_SUBTRACT_OUT: u32 = 128;
 /// [`super::tables`]) instead of composed from `TW_HI` and `TW_LO`.
 pub const FLAG_DIRECT_TWIDDLES: u32 = 256;
 
+/// Store the tile lazily reduced (below `2r`): a pass inside a transform,
+/// whose output only the transform's next pass reads (every pass loads
+/// lazily). Saves the conditional subtraction per element and pass.
+pub const FLAG_LAZY_STORE: u32 = 512;
+
 // The stage table holds the powers a 2^TILE_LOG tile's stages use.
 const _: () = assert!(STAGE_COUNT == TILE / 2 && TILE_LOG == 10);
 
@@ -288,6 +293,7 @@ pub unsafe fn run<const DIT: bool, const FUSED: bool>(p: &Pass, tile: Tile) {
     let subtract = p.flags & FLAG_SUBTRACT_OUT != 0;
     let dense = p.flags & FLAG_STAGE_TABLE != 0;
     let direct = p.flags & FLAG_DIRECT_TWIDDLES != 0;
+    let lazy_store = p.flags & FLAG_LAZY_STORE != 0;
     let radix4 = p.flags & FLAG_RADIX2 == 0;
     // Inter-pass twiddles: every pass but the innermost.
     let twiddled = p.log_rem > sh.r;
@@ -321,17 +327,18 @@ pub unsafe fn run<const DIT: bool, const FUSED: bool>(p: &Pass, tile: Tile) {
         // applied). For tiles smaller than PER·THREADS the excess slots
         // reload an existing element and skip the store.
         for tid in threads() {
-            let mut vals = [Fr::ZERO; PER];
+            // Lazily: the previous pass of the transform may have stored so.
+            let mut vals = [FrLazy::from_mont(Fr::ZERO); PER];
             unrolled_for!(k in 0..PER => {
                 let (_, _, pos) = src(blk, (tid + k as u32 * THREADS) & (sh.tile - 1));
-                vals[k] = io::load(p.data, pos);
+                vals[k] = io::load_lazy(p.data, pos);
             });
             unrolled_for!(k in 0..PER => {
                 let f = tid + k as u32 * THREADS;
                 if f < sh.tile {
                     let (t, c, pos) = src(blk, f);
-                    let v = if pos < p.valid { vals[k] } else { Fr::ZERO };
-                    tile.store((t << sh.log_c) | c, &v.into());
+                    let v = if pos < p.valid { vals[k] } else { FrLazy::from_mont(Fr::ZERO) };
+                    tile.store((t << sh.log_c) | c, &v);
                 }
             });
         }
@@ -383,7 +390,15 @@ pub unsafe fn run<const DIT: bool, const FUSED: bool>(p: &Pass, tile: Tile) {
             while f < sh.tile {
                 let (t, c, pos) = dst(blk, f);
                 let lazy = tile.load((t << sh.log_c) | c);
-                // Reduced here: global memory holds only reduced values.
+                if lazy_store {
+                    // Read back only by the transform's next pass (no
+                    // scale, scatter or subtraction here: see the plan).
+                    let v = if !last_dit && twiddled { lazy * inter_twiddle(blk, t, c, pos, last_inverse) } else { lazy };
+                    io::store_lazy(p.data, pos, &v);
+                    f += THREADS;
+                    continue;
+                }
+                // Reduced here: what other steps read is fully reduced.
                 let mut v = if !last_dit && twiddled {
                     lazy.mul_reduce(inter_twiddle(blk, t, c, pos, last_inverse))
                 } else {

@@ -7,7 +7,7 @@
 
 use super::block::{THREADS, TILE_LOG};
 use super::pass::{
-    FLAG_DIRECT_TWIDDLES, FLAG_INVERSE, FLAG_INVERSE2, FLAG_POINTWISE, FLAG_RADIX2, FLAG_SCALE_ON_LOAD, FLAG_SCATTER, FLAG_STAGE_TABLE,
+    FLAG_DIRECT_TWIDDLES, FLAG_INVERSE, FLAG_INVERSE2, FLAG_LAZY_STORE, FLAG_POINTWISE, FLAG_RADIX2, FLAG_SCALE_ON_LOAD, FLAG_SCATTER, FLAG_STAGE_TABLE,
     FLAG_SUBTRACT_OUT,
 };
 use super::tables::{Scale, TableLayout, HALF};
@@ -103,6 +103,9 @@ pub struct Tables {
     /// transform from the outer twiddles if the layout has them, rather
     /// than composed; the same values.
     pub direct_twiddles: bool,
+    /// Passes inside a transform store lazily reduced values
+    /// (`FLAG_LAZY_STORE`); the same values after each transform.
+    pub lazy_stores: bool,
 }
 
 impl Tables {
@@ -212,7 +215,10 @@ fn transform(
             flags: if inverse { FLAG_INVERSE } else { 0 }
                 | if tables.stage_table { FLAG_STAGE_TABLE } else { 0 }
                 | if tables.radix2 { FLAG_RADIX2 } else { 0 }
-                | if tables.direct_twiddles { FLAG_DIRECT_TWIDDLES } else { 0 },
+                | if tables.direct_twiddles { FLAG_DIRECT_TWIDDLES } else { 0 }
+                // The next pass of this transform reads it back; the last
+                // pass (scale, scatter, other readers) stores reduced.
+                | if tables.lazy_stores && !last { FLAG_LAZY_STORE } else { 0 },
         };
         if first {
             if let Some(v) = ends.valid {
@@ -319,8 +325,9 @@ pub fn fuse(x: &PassArgs, y: &PassArgs) -> PassArgs {
         kind,
         b: y.b,
         c: y.c,
+        // x is its transform's last pass (never lazy); the launch stores as y.
         flags: x.flags
-            | (y.flags & FLAG_POINTWISE)
+            | (y.flags & (FLAG_POINTWISE | FLAG_LAZY_STORE))
             | if y.flags & FLAG_INVERSE != 0 { FLAG_INVERSE2 } else { 0 },
         ..*x
     }
