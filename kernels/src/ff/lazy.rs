@@ -7,8 +7,10 @@
 //! reduced twiddles and scales, since `r` leaves too little room for two
 //! lazy factors) and the curve formulas (Fp, where `4p < R`: lazy times
 //! lazy is fine, so [`Lazy`] is a whole [`Field`] there). A separate type,
-//! so a value that may be `>= p` is never stored unreduced: [`Limbs::store`]
-//! reduces, equality and `is_zero` compare residues.
+//! so a value that may be `>= p` is never stored unreduced by accident:
+//! [`Limbs::store`] reduces, equality and `is_zero` compare residues. (The
+//! NTT's passes inside a transform store and load raw lazy limbs on purpose,
+//! through `ntt::io::{store_lazy, load_lazy}`.)
 
 #[cfg(not(target_arch = "nvptx64"))]
 use core::fmt;
