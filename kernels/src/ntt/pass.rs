@@ -470,8 +470,11 @@ unsafe fn product(p: &Pass, v: FrLazy, pos: u32) -> FrLazy {
 /// consecutive stages run as one radix-4 phase (each thread takes the four
 /// elements both stages pair among themselves) if `radix4`: half the
 /// barriers and shared-memory round trips. With r odd the lone radix-2
-/// stage is the one of half-span 1 (DIF: last, DIT: first), whose twiddles
-/// are all 1.
+/// stage is the one of the widest half-span (DIF: first, DIT: last), so
+/// that the stages of half-spans 2 and 1 pair into a trivial radix-4
+/// phase (one product per four elements): 3.75 products per element for
+/// r = 9 where a trivial lone stage of half-span 1 leaves four non-trivial
+/// radix-4 phases (4).
 ///
 /// Trivial twiddles (index `j = 0`, the value 1) are skipped only where
 /// every thread has `j = 0` (half-span 1, `TRIVIAL`): elsewhere the lanes
@@ -484,7 +487,7 @@ unsafe fn stages(p: &Pass, tile: Tile, sh: Shape, dit: bool, inverse: bool, dens
     while st < sh.r {
         // Half-span (in rows) of this stage: DIF halves it, DIT doubles it.
         let log_m = if dit { st } else { sh.r - 1 - st };
-        let pair = radix4 && sh.r - st >= 2 && (!dit || st > 0 || sh.r % 2 == 0);
+        let pair = radix4 && sh.r - st >= 2 && (dit || st > 0 || sh.r % 2 == 0);
         if pair {
             // Stages of half-spans 2h and h (DIF) or h and 2h (DIT).
             let log_h = if dit { log_m } else { log_m - 1 };
