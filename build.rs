@@ -48,8 +48,9 @@ fn main() {
 /// The NTT passes: 4 blocks of 256 threads per SM instead of 2 or 3 for
 /// some spills: the inverse (DIT) and fused passes at 64 (session 8: with
 /// the lazy butterflies, cap 64 made the 2^27 inverse 3% faster than 80).
-/// The forward (DIF) pass needs 76 registers without branches around its
-/// twiddles (3 blocks, no spills; a cap of 80 made ptxas spill 24 bytes).
+/// The forward (DIF) pass needs 78 registers without branches around its
+/// twiddles (3 blocks, no spills); a cap of 64 (4 blocks, 60 bytes
+/// spilled) was 1% slower at 2^27 and no faster at 2^24 (session 12).
 const MAX_REGISTERS: &[(&str, u32)] = &[("ntt_dit_pass", 64), ("ntt_dif_dit_pass", 64), ("ntt_dit_dif_pass", 64)];
 
 /// Puts `.maxnreg N` between each listed entry's parameter list and body.

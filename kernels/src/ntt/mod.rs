@@ -59,7 +59,8 @@
 //! which each thread combines the 4 elements the two stages pair among
 //! themselves (one barrier per two stages; [`pass::FLAG_RADIX2`] runs one
 //! stage per phase instead); results go back with 16-byte vector stores.
-//! The passes are capped at 80 registers (build.rs): 3 blocks per SM.
+//! The inverse and fused passes are capped at 64 registers (build.rs: 4
+//! blocks per SM), the forward pass runs uncapped at 78 (3 blocks).
 //! Field additions and subtractions are single carry chains in inline PTX
 //! (`ff::ptx_montmul`): the portable u64 code cost the passes 14%.
 //!
@@ -78,6 +79,13 @@
 //! favour coalescing (e.g. 2^20 as 7 + 7 + 6). Inter-pass twiddles come
 //! from tables that need no composing multiplication where they exist (the
 //! direct and outer twiddles of [`tables`]): −5% each at 2^27.
+//!
+//! Session 12 (H200): phases without branches around trivial twiddles
+//! −2.4% at 2^27, −1.4% at 2^24 (with the lazy stores inside a transform,
+//! −0.6% / −1.2% of that); with r odd, the lone radix-2 stage moved to the
+//! widest half-span so that a trivial radix-4 phase remains: −3.1% at
+//! 2^27. Not kept: a warp-uniform twiddle index with a swizzled tile
+//! (branch `experiment/ntt-uniform-j`, +3.8% at 2^27).
 
 pub mod block;
 #[cfg(not(target_arch = "nvptx64"))]
