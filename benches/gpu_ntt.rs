@@ -20,6 +20,10 @@ use cust::memory::DeviceBuffer;
 use cust::stream::{Stream, StreamFlags};
 use cuzk::gpu::ntt::{Direction, GpuNtt, Order};
 
+#[path = "common/fr_words.rs"]
+mod fr_words;
+use fr_words::random_words;
+
 const WARMUP: usize = 3;
 const RUNS: usize = 11;
 
@@ -144,25 +148,6 @@ fn time(stream: &Stream, mut work: impl FnMut()) -> (f64, f64) {
     }
     times.sort_by(|a, b| a.partial_cmp(b).unwrap());
     (times[times.len() / 2], times[0])
-}
-
-/// `n` valid Fr elements (Montgomery limbs below the modulus), from a
-/// cheap generator: random enough for timing, fast for 2^27 elements.
-fn random_words(n: usize, seed: u64) -> Vec<u64> {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    let mut next = move || {
-        // splitmix64
-        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = x;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
-    let mut words = Vec::with_capacity(4 * n);
-    for _ in 0..n {
-        words.extend([next(), next(), next(), next() % 0x73ed_a753_299d_7d48]);
-    }
-    words
 }
 
 fn upload(words: &[u64]) -> DeviceBuffer<u64> {

@@ -50,6 +50,7 @@ if want msm-windows; then
 fi
 if want ntt; then
   .gpu/bin/bench-gpu_ntt 2>&1 | tee "$out/bench-ntt.txt"
+  .gpu/bin/bench-ntt --bench 2>&1 | tee "$out/bench-ntt-criterion.txt"
   .gpu/bin/bench-gpu_ntt --composed-twiddles 24 27 2>&1 | tee -a "$out/bench-ntt.txt"
   .gpu/bin/bench-gpu_ntt --radix2 24 27 2>&1 | tee -a "$out/bench-ntt.txt"
   .gpu/bin/bench-gpu_ntt --composed-outer 26 27 2>&1 | tee -a "$out/bench-ntt.txt"
