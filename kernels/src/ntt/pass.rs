@@ -143,6 +143,19 @@ unsafe fn root_power(tw: *const u64, x: u32, full: bool) -> Fr {
     }
 }
 
+/// The exponent `x` with `W^x = ψ_(2^log_len)^e` (`W` the primitive 2^32-th
+/// root), `e < 2^log_len`, `1 <= log_len <= 32`.
+#[inline(always)]
+fn root_exponent(e: u32, log_len: u32, inverse: bool) -> u32 {
+    // The shift is < 32: log_len >= 1.
+    let x = e << (32 - log_len);
+    if inverse {
+        x.wrapping_neg()
+    } else {
+        x
+    }
+}
+
 /// `ψ_(2^log_len)^e` with `e < 2^log_len`, `1 <= log_len <= 32`; from
 /// the direct tables if `direct` and they hold that size.
 #[inline(always)]
@@ -150,12 +163,7 @@ unsafe fn twiddle(tw: *const u64, e: u32, log_len: u32, inverse: bool, direct: b
     if direct && (DIRECT_MIN..=DIRECT_MAX).contains(&log_len) {
         return io::load_const(tw, direct_at(log_len, e, inverse));
     }
-    // The shift is < 32: log_len >= 1.
-    let mut x = e << (32 - log_len);
-    if inverse {
-        x = x.wrapping_neg();
-    }
-    root_power(tw, x, log_len > 16)
+    root_power(tw, root_exponent(e, log_len, inverse), log_len > 16)
 }
 
 /// The inter-pass twiddle `ψ_(2^log_rem)^e` of the element at global
@@ -179,8 +187,8 @@ unsafe fn inter_pass_twiddle(p: &Pass, pos: u32, e: u32, inverse: bool, direct: 
 #[inline(always)]
 unsafe fn stage_twiddle(tw: *const u64, j: u32, log_len: u32, inverse: bool, dense: bool) -> Fr {
     let dense_at = STAGE_FROM_TW + if inverse { STAGE_COUNT } else { 0 } + (j << (TILE_LOG - log_len));
-    let x = j << (32 - log_len);
-    let composed_at = HALF + (if inverse { x.wrapping_neg() } else { x } >> 16);
+    // root_power's TW_HI entry (log_len <= 16: the low half is zero).
+    let composed_at = HALF + (root_exponent(j, log_len, inverse) >> 16);
     io::load_const(tw, if dense { dense_at } else { composed_at })
 }
 
