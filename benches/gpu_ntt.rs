@@ -3,9 +3,13 @@
 //! of 11. Without a GPU it prints why and exits 0.
 //!
 //! Usage: `bench-gpu_ntt [--max-bits N] [--composed-twiddles] [--radix2]
-//! [--unfused] [--composed-outer] [--reduced-stores] [--module FILE] [LOG_SIZE...]` (default
-//! sizes 20, 24, 26, 27; `--max-bits` caps the radix-2 stages per pass,
-//! default 10;
+//! [--unfused] [--composed-outer] [--reduced-stores] [--shared-tables]
+//! [--module FILE] [LOG_SIZE...]` (default sizes 20, 24, 26, 27). Each size
+//! gets tables built for its own domain, as a prover of that size has them;
+//! `--shared-tables` builds one set for the largest size and times every
+//! size on it (a smaller domain then composes its outermost pass's
+//! twiddles: the outer table only fits the largest). `--max-bits` caps the
+//! radix-2 stages per pass, default 10;
 //! `--composed-twiddles` composes the stages' twiddles from the power tables
 //! instead of the dense stage table; `--radix2` runs every stage as its own
 //! phase instead of pairing stages as radix-4 phases; `--unfused` runs the H
@@ -52,6 +56,7 @@ fn main() {
     let mut unfused = false;
     let mut composed_outer = false;
     let mut reduced_stores = false;
+    let mut shared_tables = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -61,6 +66,7 @@ fn main() {
             "--unfused" => unfused = true,
             "--composed-outer" => composed_outer = true,
             "--reduced-stores" => reduced_stores = true,
+            "--shared-tables" => shared_tables = true,
             "--module" => {
                 let path = std::path::PathBuf::from(args.next().expect("--module FILE"));
                 gpu.module = gpu.load_module_file(&path).unwrap();
@@ -73,38 +79,23 @@ fn main() {
     if sizes.is_empty() {
         sizes = vec![20, 24, 26, 27];
     }
+    let settings = Settings { max_bits, composed, radix2, unfused, composed_outer, reduced_stores };
+    settings.describe();
     let max_log = *sizes.iter().max().unwrap();
-    let t = std::time::Instant::now();
-    let mut ntt = GpuNtt::new(&gpu, max_log).expect("NTT tables");
-    println!("device: {}; tables for 2^{max_log} built in {:.1?} (incl. module load)", gpu.name, t.elapsed());
-    if composed {
-        ntt.set_stage_table(false);
-        println!("stage twiddles composed from the power tables");
-    }
-    if radix2 {
-        ntt.set_radix2_stages(true);
-        println!("radix-2 phases only");
-    }
-    if unfused {
-        ntt.set_fused_passes(false);
-        println!("H step without fused passes");
-    }
-    if reduced_stores {
-        ntt.set_lazy_stores(false);
-        println!("every pass stores reduced values");
-    }
-    if composed_outer {
-        ntt.set_direct_twiddles(false);
-        println!("inter-pass twiddles composed");
-    }
-    if let Some(bits) = max_bits {
-        ntt.set_max_pass_bits(bits);
-        println!("at most {bits} bits per pass");
-    }
+    let shared = shared_tables.then(|| settings.tables(&gpu, max_log));
     gpu.bind().unwrap();
     let stream = Stream::new(StreamFlags::NON_BLOCKING, None).unwrap();
     println!("{:>6} {:<22} {:>11} {:>11} {:>11} {:>11}", "size", "operation", "median ms", "min ms", "target ms", "sppark ms");
     for &log_n in &sizes {
+        // The size's own tables unless shared (dropped after the size).
+        let own;
+        let ntt = match &shared {
+            Some(t) => t,
+            None => {
+                own = settings.tables(&gpu, log_n);
+                &own
+            }
+        };
         let n = 1usize << log_n;
         let mut data = upload(&random_words(n, 1));
         let ops: [(&str, Direction, Order, bool); 3] = [
@@ -124,6 +115,53 @@ fn main() {
         // results, which are field elements like any others.
         let (median, min) = time(&stream, || ntt.h_step(&gpu, &stream, &mut a, &mut b, &mut c, n, &mut out).unwrap());
         report(log_n, "H step", median, min);
+    }
+}
+
+/// The `GpuNtt` switches chosen on the command line.
+struct Settings {
+    max_bits: Option<u32>,
+    composed: bool,
+    radix2: bool,
+    unfused: bool,
+    composed_outer: bool,
+    reduced_stores: bool,
+}
+
+impl Settings {
+    fn describe(&self) {
+        let notes = [
+            (self.composed, "stage twiddles composed from the power tables"),
+            (self.radix2, "radix-2 phases only"),
+            (self.unfused, "H step without fused passes"),
+            (self.reduced_stores, "every pass stores reduced values"),
+            (self.composed_outer, "inter-pass twiddles composed"),
+        ];
+        for (on, what) in notes {
+            if on {
+                println!("{what}");
+            }
+        }
+        if let Some(bits) = self.max_bits {
+            println!("at most {bits} bits per pass");
+        }
+    }
+
+    /// Tables for domains up to 2^`max_log`, with these settings.
+    fn tables(&self, gpu: &cuzk::gpu::GpuDevice, max_log: u32) -> GpuNtt {
+        let t = std::time::Instant::now();
+        let mut ntt = GpuNtt::new(gpu, max_log).expect("NTT tables");
+        println!("device: {}; tables for 2^{max_log} built in {:.1?}", gpu.name, t.elapsed());
+        ntt.set_stage_table(!self.composed);
+        ntt.set_radix2_stages(self.radix2);
+        ntt.set_fused_passes(!self.unfused);
+        ntt.set_lazy_stores(!self.reduced_stores);
+        ntt.set_direct_twiddles(!self.composed_outer);
+        if let Some(bits) = self.max_bits {
+            ntt.set_max_pass_bits(bits);
+        }
+        gpu.bind().unwrap();
+        ntt
     }
 }
 

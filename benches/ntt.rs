@@ -4,8 +4,9 @@
 //! feature on a GPU: forward and inverse transforms and the fused H step on
 //! device-resident data at `CUZK_BENCH_GPU_LOGS` (default `20,24,27`),
 //! timed with CUDA events around each batch of iterations (`iter_custom`),
-//! so host work stays out of the numbers. Without a GPU the GPU group
-//! prints why it is skipped. Throughput is in domain elements.
+//! so host work stays out of the numbers; each size on tables built for its
+//! own domain, as a prover of that size has them. Without a GPU the GPU
+//! group prints why it is skipped. Throughput is in domain elements.
 //!
 //! `cargo bench --bench ntt` (add `--features cuda` for the GPU group;
 //! criterion's filter picks cases, e.g. `-- gpu/forward`). `bench-gpu_ntt`
@@ -67,7 +68,6 @@ fn gpu(c: &mut Criterion) {
         }
     };
     let sizes = logs("CUZK_BENCH_GPU_LOGS", &[20, 24, 27]);
-    let ntt = GpuNtt::new(&gpu, *sizes.iter().max().unwrap()).expect("NTT tables");
     gpu.bind().unwrap();
     let stream = Stream::new(StreamFlags::NON_BLOCKING, None).unwrap();
     let upload = |words: &[u64]| {
@@ -91,6 +91,8 @@ fn gpu(c: &mut Criterion) {
     let mut group = c.benchmark_group("ntt/gpu");
     group.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(5));
     for log_n in sizes {
+        let ntt = GpuNtt::new(&gpu, log_n).expect("NTT tables");
+        gpu.bind().unwrap();
         let n = 1usize << log_n;
         group.throughput(Throughput::Elements(n as u64));
         let id = |op: &str| BenchmarkId::new(op.to_string(), format!("2^{log_n}"));

@@ -108,11 +108,18 @@ fn ntt_matches_bellperson_at_2_24_and_2_27() {
     let ntt = GpuNtt::new(&gpu, 27).expect("NTT tables");
     let worker = Worker::new();
     let x = random_scalars(&mut rng, 1 << 24);
+    // On the 2^27 tables the outermost pass composes its twiddles; on the
+    // domain's own tables it reads them from the outer table.
+    let layout = GpuNtt::layout(24, true).unwrap();
+    assert!(layout.outer, "a 2^24 layout has outer twiddles");
+    let own = GpuNtt::with_layout(&gpu, layout).expect("NTT tables");
     for ((dir, coset), order) in ALL.into_iter().zip([Order::NaturalToBitrev, Order::BitrevToNatural].into_iter().cycle()) {
         let expected = bellperson(&x, dir, coset, &worker);
-        assert_same(&gpu_ntt(&ntt, &gpu, &x, dir, order, coset), &expected, &format!("2^24 {dir:?} coset={coset} {order:?}"));
+        for (tables, log) in [(&ntt, 27), (&own, 24)] {
+            assert_same(&gpu_ntt(tables, &gpu, &x, dir, order, coset), &expected, &format!("2^24 {dir:?} coset={coset} {order:?}, tables for 2^{log}"));
+        }
     }
-    drop(x);
+    drop((x, own));
     let x = random_scalars(&mut rng, 1 << 27);
     let t = std::time::Instant::now();
     let expected = bellperson(&x, Direction::Forward, false, &worker);
