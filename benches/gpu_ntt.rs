@@ -27,6 +27,9 @@ use cuzk::gpu::ntt::{Direction, GpuNtt, Order};
 #[path = "common/fr_words.rs"]
 mod fr_words;
 use fr_words::random_words;
+#[path = "common/device_upload.rs"]
+mod device_upload;
+use device_upload::upload;
 
 const WARMUP: usize = 3;
 const RUNS: usize = 11;
@@ -186,12 +189,4 @@ fn time(stream: &Stream, mut work: impl FnMut()) -> (f64, f64) {
     }
     times.sort_by(|a, b| a.partial_cmp(b).unwrap());
     (times[times.len() / 2], times[0])
-}
-
-fn upload(words: &[u64]) -> DeviceBuffer<u64> {
-    let b = DeviceBuffer::from_slice(words).unwrap();
-    // from_slice copies on the legacy default stream; make sure it landed
-    // before the non-blocking bench stream uses the buffer.
-    cust::context::CurrentContext::synchronize().unwrap();
-    b
 }

@@ -19,6 +19,9 @@ use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Through
 #[path = "common/fr_words.rs"]
 mod fr_words;
 use fr_words::random_words;
+#[cfg(feature = "cuda")]
+#[path = "common/device_upload.rs"]
+mod device_upload;
 
 fn logs(var: &str, default: &[u32]) -> Vec<u32> {
     match std::env::var(var) {
@@ -59,6 +62,7 @@ fn gpu(c: &mut Criterion) {
     use cust::memory::DeviceBuffer;
     use cust::stream::{Stream, StreamFlags};
     use cuzk::gpu::ntt::{Direction, GpuNtt, Order};
+    use device_upload::upload;
 
     let gpu = match cuzk::gpu::discover(&[0]) {
         Ok(mut g) => g.remove(0),
@@ -70,12 +74,6 @@ fn gpu(c: &mut Criterion) {
     let sizes = logs("CUZK_BENCH_GPU_LOGS", &[20, 24, 27]);
     gpu.bind().unwrap();
     let stream = Stream::new(StreamFlags::NON_BLOCKING, None).unwrap();
-    let upload = |words: &[u64]| {
-        let b = DeviceBuffer::from_slice(words).unwrap();
-        // The copy ran on the legacy default stream; the bench stream does not wait for it.
-        cust::context::CurrentContext::synchronize().unwrap();
-        b
-    };
     // Device time of `iters` runs of `work`, from CUDA events.
     let timed = |iters: u64, work: &mut dyn FnMut()| {
         let (start, stop) = (Event::new(EventFlags::DEFAULT).unwrap(), Event::new(EventFlags::DEFAULT).unwrap());
