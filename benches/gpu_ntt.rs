@@ -163,7 +163,6 @@ impl Settings {
         if let Some(bits) = self.max_bits {
             ntt.set_max_pass_bits(bits);
         }
-        gpu.bind().unwrap();
         ntt
     }
 }

@@ -89,8 +89,8 @@ fn gpu(c: &mut Criterion) {
     let mut group = c.benchmark_group("ntt/gpu");
     group.sample_size(10).warm_up_time(Duration::from_secs(1)).measurement_time(Duration::from_secs(5));
     for log_n in sizes {
+        // GpuNtt::new binds the device's context, which stays current.
         let ntt = GpuNtt::new(&gpu, log_n).expect("NTT tables");
-        gpu.bind().unwrap();
         let n = 1usize << log_n;
         group.throughput(Throughput::Elements(n as u64));
         let id = |op: &str| BenchmarkId::new(op.to_string(), format!("2^{log_n}"));

@@ -84,8 +84,10 @@
 //! −2.4% at 2^27, −1.4% at 2^24 (with the lazy stores inside a transform,
 //! −0.6% / −1.2% of that); with r odd, the lone radix-2 stage moved to the
 //! widest half-span so that a trivial radix-4 phase remains: −3.1% at
-//! 2^27. Not kept: a warp-uniform twiddle index with a swizzled tile
-//! (branch `experiment/ntt-uniform-j`, +3.8% at 2^27).
+//! 2^27. Not kept: a warp-uniform twiddle index (with a swizzled tile
+//! +3.8% at 2^27; without, session 13: −0.3% at 2^24, +1.3% at 2^27;
+//! docs/PERFORMANCE.md). Session 13: the passes are bound by the integer
+//! multiply (fmaheavy) pipe, 75–79% busy in every pass.
 
 pub mod block;
 #[cfg(not(target_arch = "nvptx64"))]
