@@ -3,19 +3,22 @@
 //! of 11. Without a GPU it prints why and exits 0.
 //!
 //! Usage: `bench-gpu_ntt [--max-bits N] [--composed-twiddles] [--radix2]
-//! [--unfused] [--composed-outer] [--reduced-stores] [--shared-tables]
+//! [--unfused] [--composed-inter-pass] [--reduced-stores] [--shared-tables]
+//! [--compact-tables]
 //! [--module FILE] [LOG_SIZE...]` (default sizes 20, 24, 26, 27). Each size
 //! gets tables built for its own domain, as a prover of that size has them;
 //! `--shared-tables` builds one set for the largest size and times every
-//! size on it (a smaller domain then composes its outermost pass's
-//! twiddles: the outer table only fits the largest). `--max-bits` caps the
+//! size on it (a smaller domain then multiplies in its inter-pass
+//! twiddles: the row twiddles only fit the largest). `--max-bits` caps the
 //! radix-2 stages per pass, default 10;
 //! `--composed-twiddles` composes the stages' twiddles from the power tables
 //! instead of the dense stage table; `--radix2` runs every stage as its own
 //! phase instead of pairing stages as radix-4 phases; `--unfused` runs the H
-//! step without fused passes across transforms; `--composed-outer` composes
-//! every inter-pass twiddle instead of reading the direct and outer tables;
+//! step without fused passes across transforms; `--composed-inter-pass` composes
+//! every inter-pass twiddle instead of reading the direct and row tables;
 //! `--reduced-stores` makes passes inside a transform store reduced values;
+//! `--compact-tables` leaves out the row twiddles (the prover's
+//! `ntt_row_twiddles = false`: inter-pass twiddles multiplied in);
 //! `--module` replaces the embedded kernels by a PTX or cubin holding at
 //! least the NTT kernels, e.g. a register-cap variant).
 
@@ -57,9 +60,10 @@ fn main() {
     let mut composed = false;
     let mut radix2 = false;
     let mut unfused = false;
-    let mut composed_outer = false;
+    let mut composed_inter_pass = false;
     let mut reduced_stores = false;
     let mut shared_tables = false;
+    let mut compact_tables = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -67,9 +71,10 @@ fn main() {
             "--composed-twiddles" => composed = true,
             "--radix2" => radix2 = true,
             "--unfused" => unfused = true,
-            "--composed-outer" => composed_outer = true,
+            "--composed-inter-pass" => composed_inter_pass = true,
             "--reduced-stores" => reduced_stores = true,
             "--shared-tables" => shared_tables = true,
+            "--compact-tables" => compact_tables = true,
             "--module" => {
                 let path = std::path::PathBuf::from(args.next().expect("--module FILE"));
                 gpu.module = gpu.load_module_file(&path).unwrap();
@@ -82,7 +87,7 @@ fn main() {
     if sizes.is_empty() {
         sizes = vec![20, 24, 26, 27];
     }
-    let settings = Settings { max_bits, composed, radix2, unfused, composed_outer, reduced_stores };
+    let settings = Settings { max_bits, composed, radix2, unfused, composed_inter_pass, reduced_stores, compact_tables };
     settings.describe();
     let max_log = *sizes.iter().max().unwrap();
     let shared = shared_tables.then(|| settings.tables(&gpu, max_log));
@@ -127,8 +132,9 @@ struct Settings {
     composed: bool,
     radix2: bool,
     unfused: bool,
-    composed_outer: bool,
+    composed_inter_pass: bool,
     reduced_stores: bool,
+    compact_tables: bool,
 }
 
 impl Settings {
@@ -138,7 +144,8 @@ impl Settings {
             (self.radix2, "radix-2 phases only"),
             (self.unfused, "H step without fused passes"),
             (self.reduced_stores, "every pass stores reduced values"),
-            (self.composed_outer, "inter-pass twiddles composed"),
+            (self.composed_inter_pass, "inter-pass twiddles composed"),
+            (self.compact_tables, "tables without row twiddles"),
         ];
         for (on, what) in notes {
             if on {
@@ -153,13 +160,14 @@ impl Settings {
     /// Tables for domains up to 2^`max_log`, with these settings.
     fn tables(&self, gpu: &cuzk::gpu::GpuDevice, max_log: u32) -> GpuNtt {
         let t = std::time::Instant::now();
-        let mut ntt = GpuNtt::new(gpu, max_log).expect("NTT tables");
+        let layout = GpuNtt::layout(max_log, !self.compact_tables);
+        let mut ntt = GpuNtt::with_layout(gpu, layout.expect("NTT layout")).expect("NTT tables");
         println!("device: {}; tables for 2^{max_log} built in {:.1?}", gpu.name, t.elapsed());
         ntt.set_stage_table(!self.composed);
         ntt.set_radix2_stages(self.radix2);
         ntt.set_fused_passes(!self.unfused);
         ntt.set_lazy_stores(!self.reduced_stores);
-        ntt.set_direct_twiddles(!self.composed_outer);
+        ntt.set_direct_twiddles(!self.composed_inter_pass);
         if let Some(bits) = self.max_bits {
             ntt.set_max_pass_bits(bits);
         }

@@ -47,7 +47,7 @@ fn main() {
     let params = random_parameters(&shape, 2);
     println!("random parameters made in {:.1?}", t.elapsed());
     let t = Instant::now();
-    let config = ProverConfig { backend: Backend::Gpu, workers_per_device: workers, devices: vec![0], check_satisfied: false, synthesis_threads: 0, ntt_outer_twiddles: true };
+    let config = ProverConfig { backend: Backend::Gpu, workers_per_device: workers, devices: vec![0], check_satisfied: false, synthesis_threads: 0, ntt_row_twiddles: true };
     let prover = Prover::new(params, config).expect("prover");
     println!("prover ready in {:.1?} (bases uploaded, {} worker slot(s))", t.elapsed(), prover.workers());
     let mut rng = rand::thread_rng();

@@ -15,9 +15,9 @@
 //! the prover does all the same work, but the proofs cannot verify, so they
 //! are reported as unverified rather than checked.
 //!
-//! `--compact-ntt-tables` leaves out the NTT's outer twiddle tables (8 GiB
-//! per GPU at a 32 GiB partition's 2^27 domain, 5% of the H step): room
-//! for a third worker on an H200.
+//! `--compact-ntt-tables` leaves out the NTT's row twiddle tables (8 GiB
+//! per GPU at a 32 GiB partition's 2^27 domain, 11% of the H step):
+//! room for a third worker on an H200.
 
 use std::fs::File;
 use std::io::{BufReader, BufWriter};
@@ -110,7 +110,7 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
         load_or_generate_params(&args)?
     };
     let t = Instant::now();
-    let prover = Prover::new(params.clone(), ProverConfig { backend: args.backend, workers_per_device: args.workers, ntt_outer_twiddles: !args.compact_ntt_tables, ..Default::default() })?;
+    let prover = Prover::new(params.clone(), ProverConfig { backend: args.backend, workers_per_device: args.workers, ntt_row_twiddles: !args.compact_ntt_tables, ..Default::default() })?;
     println!("backend: {:?}, workers: {}, ready in {:.3?}", prover.backend(), prover.workers(), t.elapsed());
     // With random bases a proof cannot verify; it is only timed.
     let verify = |proof: &groth16::Proof<Bls12>, circuit: &SyntheticPorep, pvk: &groth16::PreparedVerifyingKey<Bls12>| {

@@ -53,7 +53,8 @@ if want ntt; then
   .gpu/bin/bench-ntt --bench 2>&1 | tee "$out/bench-ntt-criterion.txt"
   .gpu/bin/bench-gpu_ntt --composed-twiddles 24 27 2>&1 | tee -a "$out/bench-ntt.txt"
   .gpu/bin/bench-gpu_ntt --radix2 24 27 2>&1 | tee -a "$out/bench-ntt.txt"
-  .gpu/bin/bench-gpu_ntt --composed-outer 26 27 2>&1 | tee -a "$out/bench-ntt.txt"
+  .gpu/bin/bench-gpu_ntt --composed-inter-pass 26 27 2>&1 | tee -a "$out/bench-ntt.txt"
+  .gpu/bin/bench-gpu_ntt --compact-tables 24 27 2>&1 | tee -a "$out/bench-ntt.txt"
   .gpu/bin/bench-gpu_ntt --unfused 27 2>&1 | tee -a "$out/bench-ntt.txt"
   echo "ntt done at $(( $(date +%s) - t0 )) s"
 fi

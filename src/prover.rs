@@ -47,16 +47,16 @@ pub struct ProverConfig {
     /// takes it (about 17 GB for a 32 GiB PoRep partition), and up to this
     /// many plus twice the workers can exist at once.
     pub synthesis_threads: usize,
-    /// Keep the outermost NTT pass's twiddles of the 2^21 … 2^28 H domain
-    /// in VRAM (8 GiB per GPU at 2^27, 5% off the H step; see
-    /// docs/PERFORMANCE.md). Off leaves room for a third worker of a
-    /// 32 GiB partition on an H200.
-    pub ntt_outer_twiddles: bool,
+    /// Keep the row twiddles of the 2^11 … 2^28 H domain in VRAM (8 GiB
+    /// per GPU at 2^27; every inter-pass twiddle folded into the stages,
+    /// 11% off the H step; see docs/PERFORMANCE.md). Off leaves
+    /// room for a third worker of a 32 GiB partition on an H200.
+    pub ntt_row_twiddles: bool,
 }
 
 impl Default for ProverConfig {
     fn default() -> Self {
-        ProverConfig { backend: Backend::Auto, workers_per_device: 2, devices: Vec::new(), check_satisfied: true, synthesis_threads: 0, ntt_outer_twiddles: true }
+        ProverConfig { backend: Backend::Auto, workers_per_device: 2, devices: Vec::new(), check_satisfied: true, synthesis_threads: 0, ntt_row_twiddles: true }
     }
 }
 

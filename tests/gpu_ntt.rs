@@ -108,15 +108,15 @@ fn ntt_matches_bellperson_at_2_24_and_2_27() {
     let ntt = GpuNtt::new(&gpu, 27).expect("NTT tables");
     let worker = Worker::new();
     let x = random_scalars(&mut rng, 1 << 24);
-    // On the 2^27 tables the outermost pass composes its twiddles; on the
-    // domain's own tables it reads them from the outer table.
+    // On the 2^27 tables every inter-pass twiddle is multiplied in; on the
+    // domain's own tables they are folded into the stages (row twiddles).
     let layout = GpuNtt::layout(24, true).unwrap();
-    assert!(layout.outer, "a 2^24 layout has outer twiddles");
+    assert!(layout.rows_bits != 0, "a 2^24 layout has row twiddles");
     let own = GpuNtt::with_layout(&gpu, layout).expect("NTT tables");
     for ((dir, coset), order) in ALL.into_iter().zip([Order::NaturalToBitrev, Order::BitrevToNatural].into_iter().cycle()) {
         let expected = bellperson(&x, dir, coset, &worker);
-        for (tables, log) in [(&ntt, 27), (&own, 24)] {
-            assert_same(&gpu_ntt(tables, &gpu, &x, dir, order, coset), &expected, &format!("2^24 {dir:?} coset={coset} {order:?}, tables for 2^{log}"));
+        for (tables, which) in [(&ntt, "for 2^27"), (&own, "for 2^24")] {
+            assert_same(&gpu_ntt(tables, &gpu, &x, dir, order, coset), &expected, &format!("2^24 {dir:?} coset={coset} {order:?}, tables {which}"));
         }
     }
     drop((x, own));
@@ -196,13 +196,13 @@ fn h_step_matches_cpu_h() {
     }
 }
 
-/// Tables for 2^21, the smallest layout with outer twiddles (2^21 in
-/// 7 + 7 + 7 bits): every transform and the H step at 2^21 read them in
-/// their outermost passes (the fused DIT/DIF pass included); the compact
-/// layout composes instead. Both equal bellperson.
+/// Tables for 2^21 (7 + 7 + 7 bits) with and without row twiddles: every
+/// transform and the H step at 2^21 run coset stages in their inner passes
+/// (the fused DIF/DIT pass included) from the row twiddles, or multiply by
+/// inter-pass twiddles. Both equal bellperson.
 #[test]
-fn outer_twiddles_at_2_21() {
-    let Some(gpu) = common::gpu_or_skip("outer_twiddles_at_2_21") else { return };
+fn row_twiddles_at_2_21() {
+    let Some(gpu) = common::gpu_or_skip("row_twiddles_at_2_21") else { return };
     let mut rng = common::rng();
     let worker = Worker::new();
     let x = random_scalars(&mut rng, 1 << 21);
@@ -210,18 +210,19 @@ fn outer_twiddles_at_2_21() {
     let n = (1 << 21) - 7;
     let (a, b, c) = (random_scalars(&mut rng, n), random_scalars(&mut rng, n), random_scalars(&mut rng, n));
     let expected_h = cuzk::cpu::h::h_coefficients(a.clone(), b.clone(), c.clone()).expect("CPU H");
-    for outer in [true, false] {
-        let layout = GpuNtt::layout(21, outer).unwrap();
-        assert_eq!(layout.outer, outer);
+    for rows in [true, false] {
+        let layout = GpuNtt::layout(21, rows).unwrap();
+        assert_eq!(layout.rows_bits != 0, rows);
+        let which = if rows { "row" } else { "no row" };
         let ntt = GpuNtt::with_layout(&gpu, layout).expect("NTT tables");
         for (&(dir, coset), expected) in ALL.iter().zip(&expected) {
             for order in [Order::NaturalToBitrev, Order::BitrevToNatural] {
                 let got = gpu_ntt(&ntt, &gpu, &x, dir, order, coset);
-                assert_same(&got, expected, &format!("2^21 {dir:?} coset={coset} {order:?}, outer twiddles {outer}"));
+                assert_same(&got, expected, &format!("2^21 {dir:?} coset={coset} {order:?}, {which} twiddles"));
             }
         }
         let got = ntt.h_blocking(&gpu, &a, &b, &c).expect("GPU H");
-        assert_same(&got, &expected_h, &format!("H for n = {n}, outer twiddles {outer}"));
+        assert_same(&got, &expected_h, &format!("H for n = {n}, {which} twiddles"));
     }
 }
 

@@ -9,7 +9,7 @@ use std::sync::OnceLock;
 use blstrs::Scalar;
 use cuzk_kernels::ff::Fr;
 use cuzk_kernels::ntt::host::{fill_tables, run_pass};
-use cuzk_kernels::ntt::pass::FLAG_LAZY_STORE;
+use cuzk_kernels::ntt::pass::{FLAG_LAZY_STORE, FLAG_ROW_TWIDDLES};
 use cuzk_kernels::ntt::plan::{self, pass_bits, Direction, Order, PassArgs, PassKind, Tables, MAX_PASS_BITS};
 use cuzk_kernels::ntt::tables::{direct_at, omega, Scale, TableLayout, HALF, ROOT_OF_UNITY};
 use ff::{Field, PrimeField};
@@ -17,9 +17,9 @@ use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
 /// Largest domain these tests use; the tables are built for it, with the
-/// outer twiddles of 2^18 (which the GPU has from 2^21).
+/// row twiddles of 2^18 in 9 + 9 bits (the default layout).
 const MAX_LOG: u32 = 18;
-const LAYOUT: TableLayout = TableLayout::with_outer(MAX_LOG, true);
+const LAYOUT: TableLayout = TableLayout::new(MAX_LOG);
 
 fn seeded(test: &str) -> ChaCha8Rng {
     let seed = match std::env::var("CUZK_TEST_SEED") {
@@ -167,11 +167,13 @@ fn reference_h(a: &[Scalar], b: &[Scalar], c: &[Scalar], log_n: u32) -> Vec<Scal
 
 fn tables() -> &'static Vec<u64> {
     static TABLES: OnceLock<Vec<u64>> = OnceLock::new();
-    TABLES.get_or_init(|| {
-        let mut words = vec![0u64; LAYOUT.words()];
-        fill_tables(&LAYOUT, &mut words);
-        words
-    })
+    TABLES.get_or_init(|| filled(&LAYOUT))
+}
+
+fn filled(layout: &TableLayout) -> Vec<u64> {
+    let mut words = vec![0u64; layout.words()];
+    fill_tables(layout, &mut words);
+    words
 }
 
 /// How the passes run their stages: (stage twiddles from the dense table,
@@ -226,23 +228,27 @@ fn host_ntt_with(
     coset: bool,
     stages: Stages,
 ) -> Vec<Scalar> {
+    host_ntt_on(values, max_bits, dir, order, coset, &table_addrs_with(stages))
+}
+
+fn host_ntt_on(
+    values: &[Scalar],
+    max_bits: u32,
+    dir: Direction,
+    order: Order,
+    coset: bool,
+    tables: &Tables,
+) -> Vec<Scalar> {
     let log_n = values.len().trailing_zeros();
     let mut words = to_words(values);
     let mut passes = Vec::new();
-    plan::ntt(
-        log_n,
-        max_bits,
-        dir,
-        order,
-        coset,
-        words.as_mut_ptr() as u64,
-        &table_addrs_with(stages),
-        |p| passes.push(*p),
-    );
+    plan::ntt(log_n, max_bits, dir, order, coset, words.as_mut_ptr() as u64, tables, |p| passes.push(*p));
     assert_eq!(passes.len(), pass_bits(log_n, max_bits).count());
     // Lazy stores inside the transform only: its output is reduced.
     for (i, p) in passes.iter().enumerate() {
-        assert_eq!(p.flags & FLAG_LAZY_STORE != 0, stages.3 && i + 1 < passes.len(), "pass {i} of 2^{log_n}");
+        assert_eq!(p.flags & FLAG_LAZY_STORE != 0, tables.lazy_stores && i + 1 < passes.len(), "pass {i} of 2^{log_n}");
+        let rows = tables.direct_twiddles && tables.layout.rows_for(log_n, max_bits);
+        assert_eq!(p.flags & FLAG_ROW_TWIDDLES != 0, rows, "pass {i} of 2^{log_n}: row twiddles");
     }
     run(&passes);
     from_words(&words)
@@ -356,16 +362,11 @@ fn tables_hold_the_expected_powers() {
             assert_eq!(at(direct_at(log_len, e, true), 0), want.invert().unwrap(), "direct inverse 2^{log_len} [{e}]");
         }
     }
-    let outer = layout.outer_twiddles().expect("test layout with outer twiddles");
-    let (r, omega) = (layout.outer_bits(), w.pow_vartime([1u64 << (32 - MAX_LOG)]));
-    assert_eq!(r, 9);
-    for (t, low) in [(0u32, 0u32), (1, 0), (0, 1), (1, 1), (3, 77), (256, 5), (511, 511)] {
-        let e = (low * cuzk_kernels::ntt::pass::bitrev(t, r)) as u64;
-        let pos = t << (MAX_LOG - r) | low;
-        assert_eq!(at(outer, pos), omega.pow_vartime([e]), "outer [{t}, {low}]");
-        assert_eq!(at(outer + (1 << MAX_LOG), pos), omega.pow_vartime([e]).invert().unwrap(), "outer inverse [{t}, {low}]");
-    }
-    assert_eq!(layout.words(), (outer as usize + (2 << MAX_LOG)) * 4);
+    // One pass with row twiddles (2^18 = 9 + 9), the last tables; their
+    // entries are checked in row_twiddles_match_reference.
+    assert_eq!(layout.row_passes().collect::<Vec<_>>(), [(9, 9)]);
+    let rows = layout.row_twiddles(9).expect("test layout with row twiddles");
+    assert_eq!(layout.words(), (rows as usize + (2 << MAX_LOG)) * 4);
     let psi = w.pow_vartime([1u64 << 22]); // the 1024-th root
     for k in [0u32, 1, 2, 255, 256, 511] {
         assert_eq!(at(TableLayout::STAGE, k), psi.pow_vartime([k as u64]), "STAGE[{k}]");
@@ -415,9 +416,9 @@ fn ntt_matches_reference_with_many_passes() {
 }
 
 /// Above 2^16 the outer passes' twiddles need both table halves, or come
-/// from the direct tables (first pass of 2^17 and 2^18; a middle pass of
+/// from the direct tables (first pass of 2^17, and of 2^18 split finer; a middle pass of
 /// 2^17 with `log_rem` 17 when the first pass takes 1 bit), or from the
-/// outer twiddles (2^18 in 9 + 9 bits).
+/// row twiddles (2^18 in 9 + 9 bits: no inter-pass product at all).
 #[test]
 fn ntt_matches_reference_above_2_16() {
     let mut rng = seeded("ntt_matches_reference_above_2_16");
@@ -496,6 +497,12 @@ fn host_h_with(
     stages: Stages,
     fused: bool,
 ) -> Vec<Scalar> {
+    let tables = Tables { fused, ..table_addrs_with(stages) };
+    host_h_on(a, b, c, log_n, max_bits, rng, &tables)
+}
+
+fn host_h_on(a: &[Scalar], b: &[Scalar], c: &[Scalar], log_n: u32, max_bits: u32, rng: &mut ChaCha8Rng, tables: &Tables) -> Vec<Scalar> {
+    let fused = tables.fused;
     let n = 1usize << log_n;
     let garbage = |v: &[Scalar], rng: &mut ChaCha8Rng| {
         let mut w = to_words(v);
@@ -514,10 +521,7 @@ fn host_h_with(
         bw.as_mut_ptr() as u64,
         cw.as_mut_ptr() as u64,
         out.as_mut_ptr() as u64,
-        &Tables {
-            fused,
-            ..table_addrs_with(stages)
-        },
+        tables,
         |p| passes.push(*p),
     );
     let fused_passes = passes.iter().filter(|p| matches!(p.kind, PassKind::DifDit | PassKind::DitDif)).count();
@@ -568,17 +572,18 @@ fn h_step_matches_reference() {
     }
 }
 
-/// The H step at 2^18 in two passes of 9 bits: its outermost passes (the
-/// fused DIT/DIF one included) read the outer twiddles, or compose them.
+/// The H step at 2^18 in two passes of 9 bits: its inner passes (the
+/// fused DIF/DIT one included) run coset stages from the row twiddles, or
+/// its outer ones multiply by composed twiddles.
 #[test]
-fn h_step_with_outer_twiddles() {
-    let mut rng = seeded("h_step_with_outer_twiddles");
+fn h_step_with_row_twiddles() {
+    let mut rng = seeded("h_step_with_row_twiddles");
     let len = (1 << MAX_LOG) - 1000;
     let (a, b, c) = (random(&mut rng, len), random(&mut rng, len), random(&mut rng, len));
     let expected = reference_h(&a, &b, &c, MAX_LOG);
     for direct in [true, false] {
         let got = host_h_with(&a, &b, &c, MAX_LOG, MAX_PASS_BITS, &mut rng, (true, false, direct, !direct), true);
-        assert!(got == expected, "H at 2^18, direct and outer twiddles {direct}");
+        assert!(got == expected, "H at 2^18, direct and row twiddles {direct}");
     }
 }
 
@@ -642,4 +647,82 @@ fn results_do_not_depend_on_thread_order() {
         );
     }
     HOST_ORDER_SEED.store(0, Ordering::Relaxed);
+}
+
+/// Row twiddles (`TableLayout::with_rows`): at the layout's size and split,
+/// every inter-pass twiddle is folded into the later passes' coset stages.
+/// Each entry against `G^(2^(r−s−1)) · ψ_(2^(s+1))^bitrev_s(b)` computed
+/// over blstrs, then every transform, both stage shapes, and the H step
+/// (fused or not: its scattered last passes read the tables by
+/// bit-reversed column) against the reference. Splits: 9 + 9 (two
+/// columns per tile, lone stage), 6 + 6 + 6 (a middle pass whose tile's
+/// columns share one row, an inner one whose don't), 4 + 4 + 4, 7 + 6.
+#[test]
+fn row_twiddles_match_reference() {
+    let mut rng = seeded("row_twiddles_match_reference");
+    for (log_n, bits) in [(18, 10), (18, 6), (12, 4), (13, 7)] {
+        let layout = TableLayout::compact(log_n).with_rows(bits);
+        let words = filled(&layout);
+        let entry = |at: u32| scalar(words[at as usize * 4..at as usize * 4 + 4].try_into().unwrap());
+        let mut checked = 0;
+        for (log_rem, r) in layout.row_passes() {
+            let at = layout.row_twiddles(log_rem).unwrap();
+            let per_direction = 1u32 << (log_n - log_rem + r);
+            for inverse in [false, true] {
+                let psi = |log_len: u32| if inverse { ref_omega(log_len).invert().unwrap() } else { ref_omega(log_len) };
+                for _ in 0..200 {
+                    let i = rng.gen_range(0..per_direction);
+                    let (outer, k) = (i >> r, i & ((1 << r) - 1));
+                    let expected = if k == 0 {
+                        Scalar::ONE
+                    } else {
+                        let s = 31 - k.leading_zeros();
+                        let b = k - (1 << s);
+                        let rev = |x: u32, bits: u32| if bits == 0 { 0 } else { x.reverse_bits() >> (32 - bits) };
+                        let g = psi(log_n).pow_vartime([(rev(outer, log_n - log_rem) as u64) << (log_rem - r)]);
+                        g.pow_vartime([1u64 << (r - s - 1)]) * psi(s + 1).pow_vartime([rev(b, s) as u64])
+                    };
+                    assert_eq!(entry(at + if inverse { per_direction } else { 0 } + i), expected, "2^{log_n} pass ({log_rem}, {r}) entry {i} inverse {inverse}");
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 0, "2^{log_n} split at {bits} has row twiddles");
+        let x = random(&mut rng, 1 << log_n);
+        for radix2 in [false, true] {
+            let tables = Tables {
+                base: words.as_ptr() as u64,
+                layout,
+                stage_table: true,
+                radix2,
+                fused: true,
+                direct_twiddles: true,
+                lazy_stores: true,
+            };
+            let what = format!("2^{log_n} split at {bits} bits, radix-2 {radix2}");
+            for dir in [Direction::Forward, Direction::Inverse] {
+                for coset in [false, true] {
+                    let expected = reference(&x, dir, coset);
+                    let got = host_ntt_on(&x, bits, dir, Order::NaturalToBitrev, coset, &tables);
+                    assert!(got == bitrev_perm(&expected), "{what}: {dir:?} coset={coset} natural→bitrev");
+                    let got = host_ntt_on(&bitrev_perm(&x), bits, dir, Order::BitrevToNatural, coset, &tables);
+                    assert!(got == expected, "{what}: {dir:?} coset={coset} bitrev→natural");
+                }
+            }
+            // Scrambled thread order (see results_do_not_depend_on_thread_order).
+            cuzk_kernels::ntt::block::HOST_ORDER_SEED.store(77, std::sync::atomic::Ordering::Relaxed);
+            let got = host_ntt_on(&x, bits, Direction::Inverse, Order::NaturalToBitrev, true, &tables);
+            let scrambled = host_ntt_on(&bitrev_perm(&x), bits, Direction::Forward, Order::BitrevToNatural, false, &tables);
+            cuzk_kernels::ntt::block::HOST_ORDER_SEED.store(0, std::sync::atomic::Ordering::Relaxed);
+            assert!(got == bitrev_perm(&reference(&x, Direction::Inverse, true)), "{what}: scrambled thread order, DIF");
+            assert!(scrambled == reference(&x, Direction::Forward, false), "{what}: scrambled thread order, DIT");
+            let len = (1 << log_n) - 37;
+            let (a, b, c) = (random(&mut rng, len), random(&mut rng, len), random(&mut rng, len));
+            let expected = reference_h(&a, &b, &c, log_n);
+            for fused in [true, false] {
+                let got = host_h_on(&a, &b, &c, log_n, bits, &mut rng, &Tables { fused, ..tables });
+                assert!(got == expected, "{what}: H, fused {fused}");
+            }
+        }
+    }
 }

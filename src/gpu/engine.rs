@@ -181,7 +181,7 @@ impl GpuEngine {
             })
             .try_fold(0, |max, plan| plan.map(|p| p.scratch_words().max(max)))
             .map_err(|e| ProverError::Config(format!("MSM plan: {e}")))?;
-        let ntt_layout = GpuNtt::layout(layout.ntt_log(), config.ntt_outer_twiddles)?;
+        let ntt_layout = GpuNtt::layout(layout.ntt_log(), config.ntt_row_twiddles)?;
         let budget = VramBudget::new(params, &layout, ntt_layout, arena_words, config.workers_per_device);
         // Built up in place, so that an error half way frees what was
         // reserved in the right contexts (Drop).
@@ -198,7 +198,7 @@ impl GpuEngine {
             gpu.bind()?;
             let (free, _) = cust::memory::mem_get_info().map_err(|e| gpu_err("cuMemGetInfo", e))?;
             if budget.total() > free {
-                let compact = if ntt_layout.outer { ", ntt_outer_twiddles = false" } else { "" };
+                let compact = if ntt_layout.rows_bits != 0 { ", ntt_row_twiddles = false" } else { "" };
                 return Err(ProverError::Config(format!(
                     "GPU {} has {} of VRAM free; the parameters and {} worker(s) need {budget} \
                      (use fewer workers_per_device{compact} or a GPU with more memory)",

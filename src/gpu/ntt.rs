@@ -1,7 +1,7 @@
 //! NTTs and the Groth16 H step on the GPU.
 //!
 //! [`GpuNtt`] owns the root-of-unity and scale tables of one device (for
-//! domains up to 2^27: 8 GiB of outer twiddles, 120 MiB of direct
+//! domains up to 2^27: 8 GiB of row twiddles, 120 MiB of direct
 //! twiddles of 2^17 … 2^20, 9 MiB of the rest; see
 //! `cuzk_kernels::ntt::tables`), computed there once by `ntt_powers`.
 //! Transforms run in place on caller-owned device memory, asynchronously on
@@ -48,21 +48,21 @@ pub struct GpuNtt {
 
 impl GpuNtt {
     /// Reserves and computes (on `gpu`) the tables for domains up to
-    /// 2^`max_log` (at most 2^31), with the outer twiddles where the layout
-    /// has them by default (2^21 … 2^28). Blocks until they are ready, so
+    /// 2^`max_log` (at most 2^31), with the row twiddles where the layout
+    /// has them by default (2^11 … 2^28). Blocks until they are ready, so
     /// any stream may use them afterwards.
     pub fn new(gpu: &GpuDevice, max_log: u32) -> Result<Self, ProverError> {
         Self::with_layout(gpu, Self::layout(max_log, true)?)
     }
 
     /// The table layout for domains up to 2^`max_log` (at most 2^31), with
-    /// the outer twiddles if `outer` and the size has them.
-    pub fn layout(max_log: u32, outer: bool) -> Result<TableLayout, ProverError> {
+    /// the row twiddles of 2^`max_log` transforms if `rows` and the size
+    /// has them (2^11 … 2^28; `cuzk_kernels::ntt::tables`).
+    pub fn layout(max_log: u32, rows: bool) -> Result<TableLayout, ProverError> {
         if max_log > cuzk_kernels::ntt::MAX_LOG {
             return Err(ProverError::DomainTooLarge { log_size: max_log });
         }
-        let default = TableLayout::new(max_log);
-        Ok(TableLayout::with_outer(max_log, outer && default.outer))
+        Ok(if rows { TableLayout::new(max_log) } else { TableLayout::compact(max_log) })
     }
 
     /// [`Self::new`] with a chosen layout (see [`Self::layout`]).
@@ -98,6 +98,32 @@ impl GpuNtt {
             // table buffer (the layout's jobs tile it); the buffer lives
             // until the synchronize below.
             launched = unsafe { stream.launch(&func, job.count.div_ceil(256), 256, 0, &args) }.map_err(|e| gpu_err("ntt_powers", e));
+        });
+        launched?;
+        // Row twiddles last: they are composed from TW_LO/TW_HI (same stream).
+        let func = gpu.module.get_function("ntt_row_twiddles").map_err(|e| gpu_err("ntt_row_twiddles", e))?;
+        let mut launched = Ok(());
+        layout.for_each_row_job(|job| {
+            if launched.is_err() {
+                return;
+            }
+            let base = tables.as_device_ptr().as_raw();
+            let mut out = base + (job.offset as usize * FR_WORDS * 8) as u64;
+            let mut tw = base;
+            let (mut n, mut log_n, mut log_rem, mut log_r, mut inverse) = (job.count(), job.log_n, job.log_rem, job.log_r, job.inverse as u32);
+            let args = [
+                &mut out as *mut u64 as *mut c_void,
+                &mut tw as *mut u64 as *mut c_void,
+                &mut n as *mut u32 as *mut c_void,
+                &mut log_n as *mut u32 as *mut c_void,
+                &mut log_rem as *mut u32 as *mut c_void,
+                &mut log_r as *mut u32 as *mut c_void,
+                &mut inverse as *mut u32 as *mut c_void,
+            ];
+            // SAFETY: ntt_row_twiddles(out, tw: *u64, n, log_n, log_rem,
+            // log_r, inverse: u32) writes `n` elements from `out`, inside
+            // the table buffer and apart from TW_LO/TW_HI, which it reads.
+            launched = unsafe { stream.launch(&func, job.count().div_ceil(256), 256, 0, &args) }.map_err(|e| gpu_err("ntt_row_twiddles", e));
         });
         launched?;
         stream.synchronize().map_err(|e| gpu_err("NTT tables", e))?;
@@ -319,7 +345,7 @@ fn launch_all(module: &Module, stream: &Stream, passes: &[PassArgs]) -> Result<(
     for p in passes {
         let func = module.get_function(p.kernel()).map_err(|e| gpu_err(p.kernel(), e))?;
         let (mut data, mut b, mut c, mut out) = (p.data, p.b, p.c, p.out);
-        let (mut tw, mut tw_outer, mut scale_hi, mut scale_lo) = (p.tw, p.tw_outer, p.scale_hi, p.scale_lo);
+        let (mut tw, mut tw_rows, mut scale_hi, mut scale_lo) = (p.tw, p.tw_rows, p.scale_hi, p.scale_lo);
         let (mut log_n, mut log_rem, mut log_r) = (p.log_n, p.log_rem, p.log_r);
         let (mut valid, mut out_len, mut flags) = (p.valid, p.out_len, p.flags);
         let args = [
@@ -328,7 +354,7 @@ fn launch_all(module: &Module, stream: &Stream, passes: &[PassArgs]) -> Result<(
             &mut c as *mut u64 as *mut c_void,
             &mut out as *mut u64 as *mut c_void,
             &mut tw as *mut u64 as *mut c_void,
-            &mut tw_outer as *mut u64 as *mut c_void,
+            &mut tw_rows as *mut u64 as *mut c_void,
             &mut scale_hi as *mut u64 as *mut c_void,
             &mut scale_lo as *mut u64 as *mut c_void,
             &mut log_n as *mut u32 as *mut c_void,

@@ -3,7 +3,9 @@
 
 use super::plan::{PassArgs, PassKind};
 use super::tables::TableLayout;
-use crate::gpu::ntt::{ntt_dif_dit_pass, ntt_dif_pass, ntt_dit_dif_pass, ntt_dit_pass, ntt_powers};
+use crate::gpu::ntt::{
+    ntt_dif_dit_pass, ntt_dif_dit_rows_pass, ntt_dif_pass, ntt_dif_rows_pass, ntt_dit_dif_pass, ntt_dit_pass, ntt_dit_rows_pass, ntt_powers, ntt_row_twiddles,
+};
 
 /// Runs one pass launch on the host.
 ///
@@ -11,11 +13,15 @@ use crate::gpu::ntt::{ntt_dif_dit_pass, ntt_dif_pass, ntt_dit_dif_pass, ntt_dit_
 /// The addresses in `a` must be valid host buffers as the schedule expects
 /// (see [`super::plan`]).
 pub unsafe fn run_pass(a: &PassArgs) {
-    let kernel = match a.kind {
-        PassKind::Dif => ntt_dif_pass,
-        PassKind::Dit => ntt_dit_pass,
-        PassKind::DifDit => ntt_dif_dit_pass,
-        PassKind::DitDif => ntt_dit_dif_pass,
+    let kernel = match (a.kind, a.coset_stages()) {
+        (PassKind::Dif, false) => ntt_dif_pass,
+        (PassKind::Dit, false) => ntt_dit_pass,
+        (PassKind::DifDit, false) => ntt_dif_dit_pass,
+        (PassKind::DitDif, false) => ntt_dit_dif_pass,
+        (PassKind::Dif, true) => ntt_dif_rows_pass,
+        (PassKind::Dit, true) => ntt_dit_rows_pass,
+        (PassKind::DifDit, true) => ntt_dif_dit_rows_pass,
+        (PassKind::DitDif, true) => panic!("a DIT/DIF pass is outermost: no coset stages"),
     };
     kernel(
         a.data as *mut u64,
@@ -23,7 +29,7 @@ pub unsafe fn run_pass(a: &PassArgs) {
         a.c as *const u64,
         a.out as *mut u64,
         a.tw as *const u64,
-        a.tw_outer as *const u64,
+        a.tw_rows as *const u64,
         a.scale_hi as *const u64,
         a.scale_lo as *const u64,
         a.log_n,
@@ -59,6 +65,23 @@ pub fn fill_tables(layout: &TableLayout, words: &mut [u64]) {
                 f1,
                 f2,
                 f3,
+            )
+        };
+    });
+    let tw = words.as_ptr();
+    layout.for_each_row_job(|job| {
+        assert!((job.offset + job.count()) as usize * 4 <= words.len());
+        // SAFETY: the job's range lies inside `words` (checked above) and
+        // does not overlap TW_LO/TW_HI, which the jobs above filled.
+        unsafe {
+            ntt_row_twiddles(
+                words.as_ptr().add(job.offset as usize * 4) as *mut u64,
+                tw,
+                job.count(),
+                job.log_n,
+                job.log_rem,
+                job.log_r,
+                job.inverse as u32,
             )
         };
     });

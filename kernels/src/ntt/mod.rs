@@ -12,6 +12,15 @@
 //! in (DIT). See [`pass`] for the index math, [`block`] for how the same
 //! block-cooperative code runs sequentially on the host.
 //!
+//! At the size the tables are built for (a prover's H domain), the
+//! inter-pass twiddles are not multiplied in at all: every pass but the
+//! outermost runs its columns' DFTs as coset DFTs (butterflies `(u + c·v,
+//! u − c·v)`, `c` per block of rows, from the *row twiddles* of
+//! [`tables`]), which absorb them. One product per butterfly everywhere,
+//! none per element between passes: 11.25 products per element at 2^24
+//! instead of 11.75 (`pass::FLAG_ROW_TWIDDLES`; separate kernels
+//! `ntt_*_rows_pass`).
+//!
 //! Two pass flavours, either direction (root ω or ω⁻¹):
 //!
 //! * DIF: natural in → bit-reversed out, outermost digit first;
@@ -21,7 +30,7 @@
 //! from two 2^16-entry tables of powers of the 2^32-th root of unity (one
 //! multiplication composes any power; powers needed inside a pass take one
 //! lookup), and without the composing multiplication from direct tables for
-//! 2^17 … 2^20 and the outermost pass's own table; see [`tables`]. Coset factors `g^±k`, `1/N` and the H step's
+//! 2^17 … 2^20; see [`tables`]. Coset factors `g^±k`, `1/N` and the H step's
 //! `1/Z(g)` are folded into per-size scale tables and applied while a pass
 //! loads or stores, never in a separate pass.
 //!
@@ -53,14 +62,17 @@
 //! `ntt_dif_pass` / `ntt_dit_pass` (one launch per pass: `2^(L − min(L,
 //! 10))` blocks of 256 threads, 32 KiB static shared memory; every option
 //! is a uniform runtime flag), the fused `ntt_dif_dit_pass` /
-//! `ntt_dit_dif_pass` (the same, two passes' stages in one launch) and
-//! `ntt_powers` (table filling, once per prover). Each thread loads its 4 tile elements with all loads in
+//! `ntt_dit_dif_pass` (the same, two passes' stages in one launch), their
+//! coset-stage versions `ntt_dif_rows_pass` / `ntt_dit_rows_pass` /
+//! `ntt_dif_dit_rows_pass`, and `ntt_powers` / `ntt_row_twiddles` (table
+//! filling, once per prover). Each thread loads its 4 tile elements with all loads in
 //! flight at once; two consecutive stages run as one radix-4 phase, in
 //! which each thread combines the 4 elements the two stages pair among
 //! themselves (one barrier per two stages; [`pass::FLAG_RADIX2`] runs one
 //! stage per phase instead); results go back with 16-byte vector stores.
 //! The inverse and fused passes are capped at 64 registers (build.rs: 4
-//! blocks per SM), the forward pass runs uncapped at 78 (3 blocks).
+//! blocks per SM), the forward pass runs uncapped at 78 (3 blocks), its
+//! coset-stage version at 64 (4 blocks).
 //! Field additions and subtractions are single carry chains in inline PTX
 //! (`ff::ptx_montmul`): the portable u64 code cost the passes 14%.
 //!
@@ -78,7 +90,8 @@
 //! 64 KiB dynamic shared memory tiles (fewer passes); pass bit splits that
 //! favour coalescing (e.g. 2^20 as 7 + 7 + 6). Inter-pass twiddles come
 //! from tables that need no composing multiplication where they exist (the
-//! direct and outer twiddles of [`tables`]): −5% each at 2^27.
+//! direct and, until session 14, outer twiddles of [`tables`]): −5% each
+//! at 2^27.
 //!
 //! Session 12 (H200): phases without branches around trivial twiddles
 //! −2.4% at 2^27, −1.4% at 2^24 (with the lazy stores inside a transform,
@@ -87,7 +100,9 @@
 //! 2^27. Not kept: a warp-uniform twiddle index (with a swizzled tile
 //! +3.8% at 2^27; without, session 13: −0.3% at 2^24, +1.3% at 2^27;
 //! docs/PERFORMANCE.md). Session 13: the passes are bound by the integer
-//! multiply (fmaheavy) pipe, 75–79% busy in every pass.
+//! multiply (fmaheavy) pipe, 75–79% busy in every pass. Session 14: row
+//! twiddles (coset stages) instead of outer twiddles: 4.3% fewer products
+//! at 2^24, 5.1% less time (docs/PERFORMANCE.md).
 
 pub mod block;
 #[cfg(not(target_arch = "nvptx64"))]

@@ -24,6 +24,14 @@
 //! order; each multiplies its input at row `t` by `ψ_(2^rem)^(low ·
 //! bitrev_r(t))`, then runs a DIT DFT down the column.
 //!
+//! Row twiddles ([`FLAG_ROW_TWIDDLES`]): the twiddle a sub-transform's
+//! element `low` would get is `g^low` for one `g` per sub-transform, so the
+//! sub-transform is a coset DFT with generator `g`, and no pass multiplies
+//! it in. Its columns are coset DFTs too (generator `g^S`), computed by
+//! butterflies `(u + c·v, u − c·v)` whose `c` depends on the block of rows
+//! only ([`super::tables::row_twiddle_exponent`]); DIT runs their
+//! transposes `(u + v, (u − v)·c)` in reverse order.
+//!
 //! # Fused extras (flags)
 //!
 //! * scale: multiply element of natural index `k` by `HI[k >> 16] ·
@@ -108,10 +116,9 @@ pub struct Pass {
     pub out: *mut u64,
     /// `TW_LO` followed by `TW_HI` (see [`super::tables`]).
     pub tw: *const u64,
-    /// Non-null: this (outermost) pass's inter-pass twiddles by position,
-    /// `2^log_n` forward then `2^log_n` inverse (the outer twiddles of
-    /// [`super::tables`]).
-    pub tw_outer: *const u64,
+    /// With [`FLAG_ROW_TWIDDLES`], unless the pass is outermost: its row
+    /// twiddles, forward then inverse (see [`super::tables`]).
+    pub tw_rows: *const u64,
     /// Null: no scaling.
     pub scale_hi: *const u64,
     /// Null: the scale is the constant `scale_hi[0]`.
@@ -129,6 +136,27 @@ pub struct Pass {
 #[inline(always)]
 pub fn bitrev(x: u32, bits: u32) -> u32 {
     (x.reverse_bits() >> 1) >> (31 - bits)
+}
+
+/// Fold every inter-pass twiddle into the stages of the later passes
+/// instead of multiplying it in (a transform at the table layout's size
+/// and split): passes other than the outermost run coset DFTs whose stage
+/// twiddles `tw_rows` holds per row (forward then inverse, see
+/// [`super::tables::row_twiddle_exponent`]), and no pass multiplies by
+/// inter-pass twiddles. A DIF pass then costs `r/2` products per element
+/// where it cost `r/2 + 1/4` (its last radix-4 phase was trivial, the
+/// inter-pass product was one more).
+pub const FLAG_ROW_TWIDDLES: u32 = 1024;
+
+/// Entry `i` of the row twiddles of the pass `(log_rem, r)` of 2^`log_n`
+/// transforms (see [`super::tables::RowJob`]), from `TW_LO`/`TW_HI`.
+///
+/// # Safety
+/// `tw` must be the filled `TW_LO` table (followed by `TW_HI`).
+#[inline(always)]
+pub unsafe fn row_twiddle(tw: *const u64, log_n: u32, log_rem: u32, r: u32, i: u32, inverse: bool) -> Fr {
+    let e = super::tables::row_twiddle_exponent(log_n, log_rem, r, i);
+    root_power(tw, root_exponent(e, log_n, inverse), true)
 }
 
 /// `W^x` for the primitive 2^32-th root `W`; `full` must be set unless the
@@ -164,17 +192,6 @@ unsafe fn twiddle(tw: *const u64, e: u32, log_len: u32, inverse: bool, direct: b
         return io::load_const(tw, direct_at(log_len, e, inverse));
     }
     root_power(tw, root_exponent(e, log_len, inverse), log_len > 16)
-}
-
-/// The inter-pass twiddle `ψ_(2^log_rem)^e` of the element at global
-/// position `pos`: from the outer twiddles if the pass has them.
-#[inline(always)]
-unsafe fn inter_pass_twiddle(p: &Pass, pos: u32, e: u32, inverse: bool, direct: bool) -> Fr {
-    if p.tw_outer.is_null() {
-        twiddle(p.tw, e, p.log_rem, inverse, direct)
-    } else {
-        io::load(p.tw_outer, pos + if inverse { 1 << p.log_n } else { 0 })
-    }
 }
 
 /// The twiddle of a radix-2 stage: `ψ_(2^log_len)^j` (or its inverse),
@@ -287,7 +304,7 @@ impl Shape {
 /// `out_len`), the tables are filled, and on the GPU the launch has
 /// `2^(log_n - min(log_n, 10))` blocks of [`THREADS`] threads.
 #[inline(always)]
-pub unsafe fn run<const DIT: bool, const FUSED: bool>(p: &Pass, tile: Tile) {
+pub unsafe fn run<const DIT: bool, const FUSED: bool, const ROWS: bool>(p: &Pass, tile: Tile) {
     let sh = Shape::of(p);
     // The flavour and direction of the stages that run last (and store).
     let last_dit = DIT != FUSED;
@@ -303,8 +320,9 @@ pub unsafe fn run<const DIT: bool, const FUSED: bool>(p: &Pass, tile: Tile) {
     let direct = p.flags & FLAG_DIRECT_TWIDDLES != 0;
     let lazy_store = p.flags & FLAG_LAZY_STORE != 0;
     let radix4 = p.flags & FLAG_RADIX2 == 0;
-    // Inter-pass twiddles: every pass but the innermost.
-    let twiddled = p.log_rem > sh.r;
+    // Inter-pass twiddles: every pass but the innermost, unless folded
+    // into the later passes' stages (every pass but the outermost).
+    let twiddled = p.flags & FLAG_ROW_TWIDDLES == 0 && p.log_rem > sh.r;
     let low_mask = (1 << sh.log_s) - 1;
 
     // Tile element -> (row, column, global position) for loading and storing.
@@ -322,11 +340,11 @@ pub unsafe fn run<const DIT: bool, const FUSED: bool>(p: &Pass, tile: Tile) {
             sh.place(blk, f, p.log_rem)
         }
     };
-    // The inter-pass twiddle of the element at row `t`, tile column `c`,
-    // global position `pos`.
-    let inter_twiddle = |blk: u32, t: u32, c: u32, pos: u32, inverse: bool| {
+    // The inter-pass twiddle `ψ_(2^log_rem)^(low·bitrev(t))` of the
+    // element at row `t`, tile column `c`.
+    let inter_twiddle = |blk: u32, t: u32, c: u32, inverse: bool| {
         let low = ((blk << sh.log_c) | c) & low_mask;
-        inter_pass_twiddle(p, pos, low * bitrev(t, sh.r), inverse, direct)
+        twiddle(p.tw, low * bitrev(t, sh.r), p.log_rem, inverse, direct)
     };
 
     for blk in block_ids(1 << (p.log_n - sh.log_tile)) {
@@ -362,13 +380,19 @@ pub unsafe fn run<const DIT: bool, const FUSED: bool>(p: &Pass, tile: Tile) {
                     v = v * scale(p, k);
                 }
                 if DIT && twiddled {
-                    v = v * inter_twiddle(blk, t, c, pos, inverse);
+                    v = v * inter_twiddle(blk, t, c, inverse);
                 }
                 v
             });
         }
         sync();
-        stages(p, tile, sh, DIT, inverse, dense, radix4);
+        // Separate kernels (ROWS) keep the coset stages' registers out of
+        // the other passes' allocation.
+        if ROWS {
+            row_stages(tile, sh, DIT, radix4, Rows::new(p, sh, blk, inverse, scatter));
+        } else {
+            stages(p, tile, sh, DIT, inverse, dense, radix4);
+        }
 
         if FUSED {
             // The middle extras, between the two halves' stages: the first
@@ -387,7 +411,11 @@ pub unsafe fn run<const DIT: bool, const FUSED: bool>(p: &Pass, tile: Tile) {
                 });
                 sync();
             }
-            stages(p, tile, sh, last_dit, last_inverse, dense, radix4);
+            if ROWS {
+                row_stages(tile, sh, last_dit, radix4, Rows::new(p, sh, blk, last_inverse, scatter));
+            } else {
+                stages(p, tile, sh, last_dit, last_inverse, dense, radix4);
+            }
         }
 
         // Tile -> global, with the output-side extras. (A loop with a
@@ -401,14 +429,14 @@ pub unsafe fn run<const DIT: bool, const FUSED: bool>(p: &Pass, tile: Tile) {
                 if lazy_store {
                     // Read back only by the transform's next pass (no
                     // scale, scatter or subtraction here: see the plan).
-                    let v = if !last_dit && twiddled { lazy * inter_twiddle(blk, t, c, pos, last_inverse) } else { lazy };
+                    let v = if !last_dit && twiddled { lazy * inter_twiddle(blk, t, c, last_inverse) } else { lazy };
                     io::store_lazy(p.data, pos, &v);
                     f += THREADS;
                     continue;
                 }
                 // Reduced here: what other steps read is fully reduced.
                 let mut v = if !last_dit && twiddled {
-                    lazy.mul_reduce(inter_twiddle(blk, t, c, pos, last_inverse))
+                    lazy.mul_reduce(inter_twiddle(blk, t, c, last_inverse))
                 } else {
                     lazy.reduce()
                 };
@@ -610,6 +638,186 @@ unsafe fn radix4_phase<const DIT: bool, const TRIVIAL: bool>(p: &Pass, tile: Til
                     tile.store(at(1), &d1);
                     tile.store(at(3), &d3);
                 }
+            }
+            b += THREADS;
+        }
+    }
+}
+
+/// The stages of the columns' coset DFTs ([`FLAG_ROW_TWIDDLES`]), paired
+/// into radix-4 phases as [`stages`] pairs them: one product per
+/// butterfly everywhere, its twiddle set by the butterfly's block of rows
+/// rather than its row.
+#[inline(always)]
+unsafe fn row_stages(tile: Tile, sh: Shape, dit: bool, radix4: bool, rows: Rows) {
+    if dit {
+        row_stages_of::<true>(tile, sh, radix4, rows)
+    } else {
+        row_stages_of::<false>(tile, sh, radix4, rows)
+    }
+}
+
+/// [`row_stages`] of one flavour. The lone radix-2 stage of an odd `r`
+/// runs outside the loop of radix-4 phases: in one loop with it, the
+/// DIF pass needed 88 registers instead of 70.
+#[inline(always)]
+unsafe fn row_stages_of<const DIT: bool>(tile: Tile, sh: Shape, radix4: bool, rows: Rows) {
+    // Half-span (in rows) of stage `st`: DIF halves it, DIT doubles it.
+    let log_m = |st: u32| if DIT { st } else { sh.r - 1 - st };
+    if !radix4 {
+        for st in 0..sh.r {
+            radix2_rows_phase::<DIT>(tile, sh, log_m(st), rows);
+            sync();
+        }
+        return;
+    }
+    let lone = sh.r % 2 == 1;
+    let mut st = 0;
+    if !DIT && lone {
+        radix2_rows_phase::<false>(tile, sh, log_m(0), rows);
+        sync();
+        st = 1;
+    }
+    while st + 2 <= sh.r {
+        // Half-spans 2h and h, h = 2^log_h.
+        let log_h = if DIT { st } else { sh.r - 2 - st };
+        radix4_rows_phase::<DIT>(tile, sh, log_h, rows);
+        sync();
+        st += 2;
+    }
+    if DIT && lone {
+        radix2_rows_phase::<true>(tile, sh, log_m(sh.r - 1), rows);
+        sync();
+    }
+}
+
+/// Where a pass's columns find their row twiddles ([`FLAG_ROW_TWIDDLES`]).
+#[derive(Clone, Copy)]
+struct Rows {
+    /// The pass's table for the direction.
+    table: *const u64,
+    /// Global index of the tile's first column.
+    first_col: u32,
+    log_s: u32,
+    /// Scatter: column `c` is sub-transform `bitrev(first_col + c)` over
+    /// `outer_bits` bits.
+    scatter: bool,
+    outer_bits: u32,
+}
+
+impl Rows {
+    #[inline(always)]
+    unsafe fn new(p: &Pass, sh: Shape, blk: u32, inverse: bool, scatter: bool) -> Self {
+        let per_direction = 1usize << (p.log_n - p.log_rem + sh.r);
+        Rows {
+            table: p.tw_rows.add(if inverse { 4 * per_direction } else { 0 }),
+            first_col: blk << sh.log_c,
+            log_s: sh.log_s,
+            scatter,
+            outer_bits: p.log_n - p.log_rem,
+        }
+    }
+
+    /// Index of the first entry of tile column `c`'s row of twiddles.
+    #[inline(always)]
+    fn base(&self, c: u32, r: u32) -> u32 {
+        let col = self.first_col | c;
+        let outer = if self.scatter { bitrev(col, self.outer_bits) } else { col >> self.log_s };
+        outer << r
+    }
+
+    /// The twiddle of stage `s`'s block `b` in the row from `base`.
+    #[inline(always)]
+    unsafe fn at(&self, base: u32, s: u32, b: u32) -> Fr {
+        io::load_const(self.table, base + (1 << s) + b)
+    }
+}
+
+/// A coset stage of half-span `2^log_m` rows: DIF `(u + c·v, u − c·v)`,
+/// DIT (its transpose) `(u + v, (u − v)·c)`, `c` the twiddle of the block.
+#[inline(always)]
+unsafe fn radix2_rows_phase<const DIT: bool>(tile: Tile, sh: Shape, log_m: u32, rows: Rows) {
+    let col_mask = (1 << sh.log_c) - 1;
+    let half = sh.tile >> 1;
+    let s = sh.r - 1 - log_m;
+    for tid in threads() {
+        let mut b = tid;
+        while b < half {
+            let c = b & col_mask;
+            let q = b >> sh.log_c;
+            let j = q & ((1 << log_m) - 1);
+            let block = q >> log_m;
+            let t0 = (block << (log_m + 1)) | j;
+            let i0 = (t0 << sh.log_c) | c;
+            let i1 = ((t0 + (1 << log_m)) << sh.log_c) | c;
+            let w = rows.at(rows.base(c, sh.r), s, block);
+            let u = tile.load(i0);
+            let v = tile.load(i1);
+            if DIT {
+                tile.store(i0, &(u + v));
+                tile.store(i1, &((u - v) * w));
+            } else {
+                let t = v * w;
+                tile.store(i0, &(u + t));
+                tile.store(i1, &(u - t));
+            }
+            b += THREADS;
+        }
+    }
+}
+
+/// Two coset stages, of half-spans `2h` and `h = 2^log_h` rows (DIF order;
+/// DIT runs their transposes the other way round), as one radix-4 step
+/// per group of rows `t0 + {0, h, 2h, 3h}`: four products.
+#[inline(always)]
+unsafe fn radix4_rows_phase<const DIT: bool>(tile: Tile, sh: Shape, log_h: u32, rows: Rows) {
+    let col_mask = (1 << sh.log_c) - 1;
+    let quarter = sh.tile >> 2;
+    let h = 1u32 << log_h;
+    // DIF index of the wider stage.
+    let s = sh.r - 2 - log_h;
+    for tid in threads() {
+        let mut b = tid;
+        while b < quarter {
+            let c = b & col_mask;
+            let q = b >> sh.log_c;
+            let j = q & (h - 1);
+            let block = q >> log_h;
+            let t0 = (block << (log_h + 2)) | j;
+            let at = |k: u32| ((t0 + k * h) << sh.log_c) | c;
+            let base = rows.base(c, sh.r);
+            // The wider stage's block, then its two halves in the narrower.
+            let wide = || rows.at(base, s, block);
+            let narrow = |k: u32| rows.at(base, s + 1, 2 * block + k);
+            // Ordered so that at most four values are live at once (besides
+            // a product's own temporaries): registers are occupancy here.
+            if DIT {
+                let (x0, x1) = (tile.load(at(0)), tile.load(at(1)));
+                let (a0, a1) = (x0 + x1, (x0 - x1) * narrow(0));
+                let (x2, x3) = (tile.load(at(2)), tile.load(at(3)));
+                let a2 = x2 + x3;
+                tile.store(at(0), &(a0 + a2));
+                let d02 = a0 - a2;
+                let a3 = (x2 - x3) * narrow(1);
+                tile.store(at(1), &(a1 + a3));
+                let d13 = a1 - a3;
+                let w = wide();
+                tile.store(at(2), &(d02 * w));
+                tile.store(at(3), &(d13 * w));
+            } else {
+                let w = wide();
+                let (x1, x3) = (tile.load(at(1)), tile.load(at(3)));
+                let t = x3 * w;
+                let (a1, a3) = (x1 + t, x1 - t);
+                let t1 = a1 * narrow(0);
+                let t3 = a3 * narrow(1);
+                let t = tile.load(at(2)) * w;
+                let x0 = tile.load(at(0));
+                let (a0, a2) = (x0 + t, x0 - t);
+                tile.store(at(0), &(a0 + t1));
+                tile.store(at(1), &(a0 - t1));
+                tile.store(at(2), &(a2 + t3));
+                tile.store(at(3), &(a2 - t3));
             }
             b += THREADS;
         }

@@ -8,7 +8,7 @@
 use super::block::{THREADS, TILE_LOG};
 use super::pass::{
     FLAG_DIRECT_TWIDDLES, FLAG_INVERSE, FLAG_INVERSE2, FLAG_LAZY_STORE, FLAG_POINTWISE, FLAG_RADIX2, FLAG_SCALE_ON_LOAD, FLAG_SCATTER, FLAG_STAGE_TABLE,
-    FLAG_SUBTRACT_OUT,
+    FLAG_ROW_TWIDDLES, FLAG_SUBTRACT_OUT,
 };
 use super::tables::{Scale, TableLayout, HALF};
 
@@ -52,8 +52,8 @@ pub struct PassArgs {
     pub c: u64,
     pub out: u64,
     pub tw: u64,
-    /// 0, or the outer twiddles (see `pass::Pass::tw_outer`).
-    pub tw_outer: u64,
+    /// 0, or the pass's row twiddles (see `pass::Pass::tw_rows`).
+    pub tw_rows: u64,
     pub scale_hi: u64,
     pub scale_lo: u64,
     pub log_n: u32,
@@ -66,12 +66,22 @@ pub struct PassArgs {
 
 impl PassArgs {
     pub fn kernel(&self) -> &'static str {
-        match self.kind {
-            PassKind::Dif => "ntt_dif_pass",
-            PassKind::Dit => "ntt_dit_pass",
-            PassKind::DifDit => "ntt_dif_dit_pass",
-            PassKind::DitDif => "ntt_dit_dif_pass",
+        match (self.kind, self.coset_stages()) {
+            (PassKind::Dif, false) => "ntt_dif_pass",
+            (PassKind::Dit, false) => "ntt_dit_pass",
+            (PassKind::DifDit, false) => "ntt_dif_dit_pass",
+            (PassKind::DitDif, false) => "ntt_dit_dif_pass",
+            (PassKind::Dif, true) => "ntt_dif_rows_pass",
+            (PassKind::Dit, true) => "ntt_dit_rows_pass",
+            (PassKind::DifDit, true) => "ntt_dif_dit_rows_pass",
+            (PassKind::DitDif, true) => panic!("a DIT/DIF pass is outermost: no coset stages"),
         }
+    }
+
+    /// Whether the pass runs coset stages from row twiddles (every pass of
+    /// a [`FLAG_ROW_TWIDDLES`] transform but the outermost).
+    pub fn coset_stages(&self) -> bool {
+        self.flags & FLAG_ROW_TWIDDLES != 0 && self.log_rem < self.log_n
     }
 
     pub fn grid(&self) -> u32 {
@@ -99,9 +109,10 @@ pub struct Tables {
     /// values either way.
     pub fused: bool,
     /// Inter-pass twiddles from the direct tables where they exist
-    /// (`FLAG_DIRECT_TWIDDLES`), and the outermost pass's of a 2^`max_log`
-    /// transform from the outer twiddles if the layout has them, rather
-    /// than composed; the same values.
+    /// (`FLAG_DIRECT_TWIDDLES`), and folded into the stages of a
+    /// 2^`max_log` transform if the layout has its row twiddles
+    /// (`FLAG_ROW_TWIDDLES`), rather than composed and multiplied in; the
+    /// same values.
     pub direct_twiddles: bool,
     /// Passes inside a transform store lazily reduced values
     /// (`FLAG_LAZY_STORE`); the same values after each transform.
@@ -182,6 +193,8 @@ fn transform(
     );
     let bits = pass_bits(log_n, max_bits);
     let passes = bits.clone().count();
+    // Inter-pass twiddles folded into the stages (see FLAG_ROW_TWIDDLES).
+    let rows = tables.direct_twiddles && tables.layout.rows_for(log_n, max_bits);
     // (log_rem, r) of every pass in DIF order.
     let mut rem = log_n;
     let mut geometry = [(0u32, 0u32); 32];
@@ -199,10 +212,8 @@ fn transform(
             c: 0,
             out: 0,
             tw: tables.at(TableLayout::TW_LO),
-            tw_outer: match tables.layout.outer_twiddles() {
-                Some(at) if tables.direct_twiddles && log_rem == tables.layout.max_log && log_r == tables.layout.outer_bits() && log_rem > log_r => {
-                    tables.at(at)
-                }
+            tw_rows: match tables.layout.row_twiddles(log_rem) {
+                Some(at) if rows => tables.at(at),
                 _ => 0,
             },
             scale_hi: 0,
@@ -216,6 +227,7 @@ fn transform(
                 | if tables.stage_table { FLAG_STAGE_TABLE } else { 0 }
                 | if tables.radix2 { FLAG_RADIX2 } else { 0 }
                 | if tables.direct_twiddles { FLAG_DIRECT_TWIDDLES } else { 0 }
+                | if rows { FLAG_ROW_TWIDDLES } else { 0 }
                 // The next pass of this transform reads it back; the last
                 // pass (scale, scatter, other readers) stores reduced.
                 | if tables.lazy_stores && !last { FLAG_LAZY_STORE } else { 0 },
@@ -303,7 +315,7 @@ pub fn fuse(x: &PassArgs, y: &PassArgs) -> PassArgs {
         (PassKind::Dit, PassKind::Dif) => PassKind::DitDif,
         _ => panic!("fuse: a DIF and a DIT pass, not {:?} and {:?}", x.kind, y.kind),
     };
-    let same = (x.data, x.log_n, x.log_rem, x.log_r, x.tw_outer) == (y.data, y.log_n, y.log_rem, y.log_r, y.tw_outer);
+    let same = (x.data, x.log_n, x.log_rem, x.log_r, x.tw_rows) == (y.data, y.log_n, y.log_rem, y.log_r, y.tw_rows);
     assert!(same, "fuse: different data or geometry");
     assert!(kind != PassKind::DifDit || x.log_rem == x.log_r, "fuse: a twiddled DIF pass first");
     assert!(x.flags & (FLAG_SCATTER | FLAG_POINTWISE) == 0, "fuse: x scatters or is pointwise");
@@ -319,7 +331,7 @@ pub fn fuse(x: &PassArgs, y: &PassArgs) -> PassArgs {
         x.scale_hi == 0 || y.flags & FLAG_POINTWISE == 0,
         "fuse: one middle extra"
     );
-    let options = FLAG_STAGE_TABLE | FLAG_RADIX2 | FLAG_DIRECT_TWIDDLES;
+    let options = FLAG_STAGE_TABLE | FLAG_RADIX2 | FLAG_DIRECT_TWIDDLES | FLAG_ROW_TWIDDLES;
     assert_eq!(x.flags & options, y.flags & options, "fuse: different stage options");
     PassArgs {
         kind,

@@ -24,12 +24,15 @@
 //!   2^26 … 2^30, the first of 2^17 … 2^20) take one lookup instead of two
 //!   and a multiplication; below 17 `TW_HI` alone serves, above 20 the
 //!   tables would outgrow the L2 cache (126 MB in all at 20).
-//! * Outer twiddles (layouts for `2^21 … 2^28`, see
-//!   [`TableLayout::with_outer`]): the inter-pass twiddles of the outermost
-//!   pass of a 2^`max_log` transform, in the order the pass reads its
-//!   elements (`T[t·S + low] = ω^(low·bitrev(t))`, forward then inverse):
-//!   one streamed, coalesced load instead of two lookups and a
-//!   multiplication, for `2·2^max_log` elements of VRAM (8 GiB at 2^27).
+//! * Row twiddles (layouts for `2^11 … 2^28`, see [`TableLayout::new`]):
+//!   for transforms of the layout's size `2^max_log` the inter-pass
+//!   twiddles are never multiplied in. Each pass but the outermost runs
+//!   its columns' DFTs as coset DFTs whose stage twiddles fold them in
+//!   ([`row_twiddle_exponent`]), one table per such pass, forward then
+//!   inverse: `2·2^(max_log − log_rem + r)` elements each, 8 GiB in all
+//!   at 2^27. A DIF pass then does `r/2` products per element instead of
+//!   `r/2 + 1/4` plus the inter-pass product (11.25 instead of 11.75 at
+//!   2^24, 12.75 instead of 13.25 at 2^27).
 //! * Scales: the coset and inverse transforms multiply element `k`
 //!   (natural index) by `c · h^k` for `h ∈ {g, g⁻¹}` (g = 7, bellperson's
 //!   `MULTIPLICATIVE_GENERATOR`) and a constant `c`: computed as
@@ -117,8 +120,9 @@ pub const fn hi_count(log_n: u32) -> u32 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TableLayout {
     pub max_log: u32,
-    /// Holds the outer twiddles of 2^`max_log` transforms.
-    pub outer: bool,
+    /// Nonzero: holds the row twiddles of 2^`max_log` transforms split at
+    /// this many bits per pass at most (see [`Self::with_rows`]).
+    pub rows_bits: u32,
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
@@ -157,40 +161,80 @@ impl TableLayout {
         Self::DIRECT + direct_entries(self.max_log)
     }
 
-    /// Tables for domains up to 2^`max_log`, with the outer twiddles from
-    /// 2^21 (below, the direct tables serve every pass) to 2^28 (above,
-    /// offsets would pass `u32`).
+    /// Tables for domains up to 2^`max_log`, with the row twiddles of
+    /// 2^`max_log` transforms at the default split where it has more than
+    /// one pass and is at most 2^28 (above, offsets would pass `u32`).
     ///
     /// # Panics
     /// If `max_log > MAX_LOG` (host-side construction only).
     pub const fn new(max_log: u32) -> Self {
-        Self::with_outer(max_log, max_log >= 21 && max_log <= 28)
+        let compact = Self::compact(max_log);
+        if max_log > super::plan::MAX_PASS_BITS && max_log <= 28 {
+            compact.with_rows(super::plan::MAX_PASS_BITS)
+        } else {
+            compact
+        }
     }
 
-    /// [`Self::new`] with the outer twiddles chosen (2^`max_log` ≥ 2^11,
-    /// i.e. more than one pass, and ≤ 2^28).
+    /// Tables for domains up to 2^`max_log` without row twiddles (every
+    /// inter-pass twiddle is then multiplied in, read from the direct
+    /// tables or composed).
     ///
     /// # Panics
-    /// If `max_log > MAX_LOG`, or `outer` for a size without them.
-    pub const fn with_outer(max_log: u32, outer: bool) -> Self {
+    /// If `max_log > MAX_LOG` (host-side construction only).
+    pub const fn compact(max_log: u32) -> Self {
         assert!(max_log <= MAX_LOG, "NTT tables support domains up to 2^31");
-        assert!(!outer || (max_log > super::block::TILE_LOG && max_log <= 28), "outer twiddles need 2^11 … 2^28");
-        TableLayout { max_log, outer }
+        TableLayout { max_log, rows_bits: 0 }
     }
 
-    /// Bits of the outermost pass of a 2^`max_log` transform at the most
-    /// bits per pass (what the outer twiddles are laid out for).
-    pub fn outer_bits(&self) -> u32 {
-        super::plan::pass_bits(self.max_log, super::plan::MAX_PASS_BITS).next().unwrap_or(0)
+    /// This layout plus the row twiddles of 2^`max_log` transforms split
+    /// as `plan::pass_bits(max_log, bits)` (more than one pass, ≤ 2^28):
+    /// for every pass but the outermost, `2^(max_log − log_rem + r)`
+    /// forward then as many inverse entries (see [`row_twiddle_exponent`]).
+    ///
+    /// # Panics
+    /// If the size has no such passes.
+    pub const fn with_rows(self, bits: u32) -> Self {
+        assert!(bits >= 1 && bits <= super::plan::MAX_PASS_BITS, "row twiddles: 1 … 10 bits per pass");
+        assert!(self.max_log > bits && self.max_log <= 28, "row twiddles need two or more passes and 2^28 at most");
+        TableLayout { rows_bits: bits, ..self }
     }
 
-    /// The outer twiddles (forward, then inverse), if the layout has them.
-    pub const fn outer_twiddles(&self) -> Option<u32> {
-        if self.outer {
-            Some(self.per_size(self.max_log + 1))
-        } else {
-            None
+    /// Whether a 2^`log_n` transform at `max_bits` bits per pass reads
+    /// this layout's row twiddles.
+    pub fn rows_for(&self, log_n: u32, max_bits: u32) -> bool {
+        self.rows_bits != 0
+            && log_n == self.max_log
+            && super::plan::pass_bits(log_n, max_bits).eq(super::plan::pass_bits(log_n, self.rows_bits))
+    }
+
+    /// Offset of the row twiddles (forward, then inverse) of the pass of
+    /// 2^`max_log` transforms with `log_rem`, if the layout has them.
+    pub fn row_twiddles(&self, log_rem: u32) -> Option<u32> {
+        let mut at = self.rows_start();
+        for (rem, r) in self.row_passes() {
+            if rem == log_rem {
+                return Some(at);
+            }
+            at += 2 << (self.max_log - rem + r);
         }
+        None
+    }
+
+    /// `(log_rem, r)` of the passes with row twiddles.
+    pub fn row_passes(&self) -> impl Iterator<Item = (u32, u32)> {
+        let bits = if self.rows_bits == 0 { 0 } else { self.max_log };
+        let mut rem = bits;
+        super::plan::pass_bits(bits, self.rows_bits.max(1)).map(move |r| {
+            let at = (rem, r);
+            rem -= r;
+            at
+        })
+        .skip(1)
+    }
+
+    const fn rows_start(&self) -> u32 {
+        self.per_size(self.max_log + 1)
     }
 
     /// First entry of the per-size tables of a 2^`log_n` domain.
@@ -218,12 +262,12 @@ impl TableLayout {
     }
 
     /// Total Fr elements of the table buffer.
-    pub const fn entries(&self) -> u32 {
-        self.per_size(self.max_log + 1) + if self.outer { 2 << self.max_log } else { 0 }
+    pub fn entries(&self) -> u32 {
+        self.rows_start() + self.row_passes().map(|(rem, r)| 2u32 << (self.max_log - rem + r)).sum::<u32>()
     }
 
     /// Total `u64` words of the table buffer.
-    pub const fn words(&self) -> usize {
+    pub fn words(&self) -> usize {
         self.entries() as usize * 4
     }
 
@@ -330,20 +374,65 @@ impl TableLayout {
             g_pow_n = g_pow_n.square();
             n_inv = n_inv * two_inv;
         }
-        if let Some(at) = self.outer_twiddles() {
-            // Row t of the outermost pass: ω^(low·bitrev(t)) for every low.
-            let r = self.outer_bits();
-            let s = self.max_log - r;
-            let w = omega(self.max_log);
-            for (inverse, base) in [(false, w), (true, w.inverse())] {
-                for t in 0..1u32 << r {
-                    f(Job {
-                        offset: at + if inverse { 1 << self.max_log } else { 0 } + (t << s),
-                        count: 1 << s,
-                        base: pow_u32(base, super::pass::bitrev(t, r)),
-                        first: one,
-                    });
-                }
+    }
+}
+
+/// The exponent `e` of `ψ_N^e` (`N = 2^log_n`) that entry `i` of the row
+/// twiddles of the pass `(log_rem, r)` holds; 0 for the unused entries
+/// (`i mod 2^r = 0`).
+///
+/// The four-step recursion leaves the rows of a DIF pass (the columns
+/// `2^log_rem`-element sub-transform number `outer` is split into) with the
+/// DFT of their elements `x_i·G^i`, where `G = ψ_N^(bitrev(outer)·S)`
+/// (`bitrev` over the `log_n − log_rem` bits of `outer`, `S = 2^(log_rem −
+/// r)`): the inter-pass twiddles of all earlier passes, not multiplied in.
+/// A radix-2 stage `s` of that coset DFT, on the block `b` of rows of
+/// `2^(r−s)`, is the butterfly `(u + c·v, u − c·v)` with `c =
+/// G^(2^(r−s−1)) · ψ_(2^(s+1))^bitrev_s(b)`; entry `outer·2^r + 2^s + b`.
+pub const fn row_twiddle_exponent(log_n: u32, log_rem: u32, r: u32, i: u32) -> u32 {
+    let k = i & ((1 << r) - 1);
+    if k == 0 {
+        return 0;
+    }
+    let outer = i >> r;
+    let s = 31 - k.leading_zeros();
+    let b = k - (1 << s);
+    let bits = log_n - log_rem;
+    let g = if bits == 0 { 0 } else { (outer.reverse_bits() >> (32 - bits)) << (log_rem - r) };
+    let rev_b = if s == 0 { 0 } else { b.reverse_bits() >> (32 - s) };
+    ((g << (r - s - 1)) + (rev_b << (log_n - s - 1))) & ((1 << log_n) - 1)
+}
+
+/// Entries `offset + i`, `i < count()`, of the table buffer are entry `i`
+/// of the row twiddles of the pass `(log_rem, log_r)` of 2^`log_n`
+/// transforms (with `ψ = ω⁻¹` if `inverse`): `ψ_N^e`, `e` from
+/// [`row_twiddle_exponent`]. Filled after the [`Job`]s (from `TW_LO`/`TW_HI`).
+#[cfg(not(target_arch = "nvptx64"))]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RowJob {
+    pub offset: u32,
+    pub log_n: u32,
+    pub log_rem: u32,
+    pub log_r: u32,
+    pub inverse: bool,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl RowJob {
+    pub const fn count(&self) -> u32 {
+        1 << (self.log_n - self.log_rem + self.log_r)
+    }
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl TableLayout {
+    /// Calls `f` with every row-twiddle table to fill (after every [`Job`]).
+    pub fn for_each_row_job(&self, mut f: impl FnMut(RowJob)) {
+        for (log_rem, log_r) in self.row_passes() {
+            let at = self.row_twiddles(log_rem).expect("a row pass has a table");
+            for inverse in [false, true] {
+                let job = RowJob { offset: at, log_n: self.max_log, log_rem, log_r, inverse };
+                f(RowJob { offset: at + if inverse { job.count() } else { 0 }, ..job });
             }
         }
     }
