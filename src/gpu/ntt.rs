@@ -72,11 +72,9 @@ impl GpuNtt {
         let tables = unsafe { DeviceBuffer::<u64>::uninitialized(layout.words()) }.map_err(|e| gpu_err("NTT tables", e))?;
         let stream = Stream::new(StreamFlags::NON_BLOCKING, None).map_err(|e| gpu_err("stream", e))?;
         let func = gpu.module.get_function("ntt_powers").map_err(|e| gpu_err("ntt_powers", e))?;
-        let mut launched = Ok(());
-        layout.for_each_job(|job| {
-            if launched.is_err() {
-                return;
-            }
+        let mut jobs = Vec::new();
+        layout.for_each_job(|job| jobs.push(job));
+        for job in jobs {
             let mut out = tables.as_device_ptr().as_raw() + (job.offset as usize * FR_WORDS * 8) as u64;
             let mut n = job.count;
             let [mut b0, mut b1, mut b2, mut b3] = job.base.limbs;
@@ -97,16 +95,13 @@ impl GpuNtt {
             // first: 4 × u64) writes `n` elements from `out`, inside the
             // table buffer (the layout's jobs tile it); the buffer lives
             // until the synchronize below.
-            launched = unsafe { stream.launch(&func, job.count.div_ceil(256), 256, 0, &args) }.map_err(|e| gpu_err("ntt_powers", e));
-        });
-        launched?;
+            unsafe { stream.launch(&func, job.count.div_ceil(256), 256, 0, &args) }.map_err(|e| gpu_err("ntt_powers", e))?;
+        }
         // Row twiddles last: they are composed from TW_LO/TW_HI (same stream).
         let func = gpu.module.get_function("ntt_row_twiddles").map_err(|e| gpu_err("ntt_row_twiddles", e))?;
-        let mut launched = Ok(());
-        layout.for_each_row_job(|job| {
-            if launched.is_err() {
-                return;
-            }
+        let mut row_jobs = Vec::new();
+        layout.for_each_row_job(|job| row_jobs.push(job));
+        for job in row_jobs {
             let base = tables.as_device_ptr().as_raw();
             let mut out = base + (job.offset as usize * FR_WORDS * 8) as u64;
             let mut tw = base;
@@ -123,9 +118,8 @@ impl GpuNtt {
             // SAFETY: ntt_row_twiddles(out, tw: *u64, n, log_n, log_rem,
             // log_r, inverse: u32) writes `n` elements from `out`, inside
             // the table buffer and apart from TW_LO/TW_HI, which it reads.
-            launched = unsafe { stream.launch(&func, job.count().div_ceil(256), 256, 0, &args) }.map_err(|e| gpu_err("ntt_row_twiddles", e));
-        });
-        launched?;
+            unsafe { stream.launch(&func, job.count().div_ceil(256), 256, 0, &args) }.map_err(|e| gpu_err("ntt_row_twiddles", e))?;
+        }
         stream.synchronize().map_err(|e| gpu_err("NTT tables", e))?;
         Ok(GpuNtt { ordinal: gpu.ordinal, layout, tables, max_bits: MAX_PASS_BITS, stage_table: true, radix2: false, fused: true, direct_twiddles: true, lazy_stores: true })
     }

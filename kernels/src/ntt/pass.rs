@@ -733,21 +733,28 @@ impl Rows {
     }
 }
 
+/// Butterfly group `b` of a coset phase whose group members are
+/// `2^log_span` rows apart in blocks of `2^log_block` rows: its tile
+/// column, its block (at the phase's wider stage) and its first row.
+#[inline(always)]
+fn rows_group(sh: Shape, b: u32, log_span: u32, log_block: u32) -> (u32, u32, u32) {
+    let c = b & ((1 << sh.log_c) - 1);
+    let q = b >> sh.log_c;
+    let j = q & ((1 << log_span) - 1);
+    let block = q >> log_span;
+    (c, block, (block << log_block) | j)
+}
+
 /// A coset stage of half-span `2^log_m` rows: DIF `(u + c·v, u − c·v)`,
 /// DIT (its transpose) `(u + v, (u − v)·c)`, `c` the twiddle of the block.
 #[inline(always)]
 unsafe fn radix2_rows_phase<const DIT: bool>(tile: Tile, sh: Shape, log_m: u32, rows: Rows) {
-    let col_mask = (1 << sh.log_c) - 1;
     let half = sh.tile >> 1;
     let s = sh.r - 1 - log_m;
     for tid in threads() {
         let mut b = tid;
         while b < half {
-            let c = b & col_mask;
-            let q = b >> sh.log_c;
-            let j = q & ((1 << log_m) - 1);
-            let block = q >> log_m;
-            let t0 = (block << (log_m + 1)) | j;
+            let (c, block, t0) = rows_group(sh, b, log_m, log_m + 1);
             let i0 = (t0 << sh.log_c) | c;
             let i1 = ((t0 + (1 << log_m)) << sh.log_c) | c;
             let w = rows.at(rows.base(c, sh.r), s, block);
@@ -771,7 +778,6 @@ unsafe fn radix2_rows_phase<const DIT: bool>(tile: Tile, sh: Shape, log_m: u32, 
 /// per group of rows `t0 + {0, h, 2h, 3h}`: four products.
 #[inline(always)]
 unsafe fn radix4_rows_phase<const DIT: bool>(tile: Tile, sh: Shape, log_h: u32, rows: Rows) {
-    let col_mask = (1 << sh.log_c) - 1;
     let quarter = sh.tile >> 2;
     let h = 1u32 << log_h;
     // DIF index of the wider stage.
@@ -779,11 +785,7 @@ unsafe fn radix4_rows_phase<const DIT: bool>(tile: Tile, sh: Shape, log_h: u32, 
     for tid in threads() {
         let mut b = tid;
         while b < quarter {
-            let c = b & col_mask;
-            let q = b >> sh.log_c;
-            let j = q & (h - 1);
-            let block = q >> log_h;
-            let t0 = (block << (log_h + 2)) | j;
+            let (c, block, t0) = rows_group(sh, b, log_h, log_h + 2);
             let at = |k: u32| ((t0 + k * h) << sh.log_c) | c;
             let base = rows.base(c, sh.r);
             // The wider stage's block, then its two halves in the narrower.
