@@ -25,6 +25,7 @@ pub use cuzk_kernels::ntt::plan::{Direction, Order, MAX_PASS_BITS};
 use cuzk_kernels::ntt::TableLayout;
 
 use super::elementwise::scalar_limbs;
+use super::launch::launch_elementwise;
 use super::{gpu_err, GpuDevice};
 use crate::error::ProverError;
 
@@ -71,7 +72,6 @@ impl GpuNtt {
         // SAFETY: u64 has no invalid bit patterns; every word is written below.
         let tables = unsafe { DeviceBuffer::<u64>::uninitialized(layout.words()) }.map_err(|e| gpu_err("NTT tables", e))?;
         let stream = Stream::new(StreamFlags::NON_BLOCKING, None).map_err(|e| gpu_err("stream", e))?;
-        let func = gpu.module.get_function("ntt_powers").map_err(|e| gpu_err("ntt_powers", e))?;
         let mut jobs = Vec::new();
         layout.for_each_job(|job| jobs.push(job));
         for job in jobs {
@@ -95,10 +95,9 @@ impl GpuNtt {
             // first: 4 × u64) writes `n` elements from `out`, inside the
             // table buffer (the layout's jobs tile it); the buffer lives
             // until the synchronize below.
-            unsafe { stream.launch(&func, job.count.div_ceil(256), 256, 0, &args) }.map_err(|e| gpu_err("ntt_powers", e))?;
+            unsafe { launch_elementwise(&gpu.module, &stream, "ntt_powers", job.count, &args) }?;
         }
         // Row twiddles last: they are composed from TW_LO/TW_HI (same stream).
-        let func = gpu.module.get_function("ntt_row_twiddles").map_err(|e| gpu_err("ntt_row_twiddles", e))?;
         let mut row_jobs = Vec::new();
         layout.for_each_row_job(|job| row_jobs.push(job));
         for job in row_jobs {
@@ -118,7 +117,7 @@ impl GpuNtt {
             // SAFETY: ntt_row_twiddles(out, tw: *u64, n, log_n, log_rem,
             // log_r, inverse: u32) writes `n` elements from `out`, inside
             // the table buffer and apart from TW_LO/TW_HI, which it reads.
-            unsafe { stream.launch(&func, job.count().div_ceil(256), 256, 0, &args) }.map_err(|e| gpu_err("ntt_row_twiddles", e))?;
+            unsafe { launch_elementwise(&gpu.module, &stream, "ntt_row_twiddles", job.count(), &args) }?;
         }
         stream.synchronize().map_err(|e| gpu_err("NTT tables", e))?;
         Ok(GpuNtt { ordinal: gpu.ordinal, layout, tables, max_bits: MAX_PASS_BITS, stage_table: true, radix2: false, fused: true, direct_twiddles: true, lazy_stores: true })

@@ -68,15 +68,16 @@ pub fn fill_tables(layout: &TableLayout, words: &mut [u64]) {
             )
         };
     });
-    let tw = words.as_ptr();
+    let base = words.as_mut_ptr();
     layout.for_each_row_job(|job| {
         assert!((job.offset + job.count()) as usize * 4 <= words.len());
         // SAFETY: the job's range lies inside `words` (checked above) and
-        // does not overlap TW_LO/TW_HI, which the jobs above filled.
+        // does not overlap TW_LO/TW_HI, which the jobs above filled; both
+        // pointers come from the one mutable borrow.
         unsafe {
             ntt_row_twiddles(
-                words.as_ptr().add(job.offset as usize * 4) as *mut u64,
-                tw,
+                base.add(job.offset as usize * 4),
+                base,
                 job.count(),
                 job.log_n,
                 job.log_rem,

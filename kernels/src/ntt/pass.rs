@@ -134,7 +134,7 @@ pub struct Pass {
 /// `x` with its low `bits` bits reversed (higher bits must be zero,
 /// `bits <= 31`). Branch-free: `bits = 0` shifts a value below 2^31 by 31.
 #[inline(always)]
-pub fn bitrev(x: u32, bits: u32) -> u32 {
+pub const fn bitrev(x: u32, bits: u32) -> u32 {
     (x.reverse_bits() >> 1) >> (31 - bits)
 }
 

@@ -212,10 +212,7 @@ fn transform(
             c: 0,
             out: 0,
             tw: tables.at(TableLayout::TW_LO),
-            tw_rows: match tables.layout.row_twiddles(log_rem) {
-                Some(at) if rows => tables.at(at),
-                _ => 0,
-            },
+            tw_rows: if rows { tables.layout.row_twiddles(log_rem).map_or(0, |at| tables.at(at)) } else { 0 },
             scale_hi: 0,
             scale_lo: 0,
             log_n,

@@ -40,6 +40,7 @@
 //!   c · h^(j·2^16)`. The constant is folded into the small `HI` tables,
 //!   one per domain size and constant.
 
+use super::pass::bitrev;
 use crate::ff::{Field, Fr};
 
 /// Entries of each of the 16-bit ("lo") and 16-bit ("hi") halves.
@@ -223,14 +224,16 @@ impl TableLayout {
 
     /// `(log_rem, r)` of the passes with row twiddles.
     pub fn row_passes(&self) -> impl Iterator<Item = (u32, u32)> {
-        let bits = if self.rows_bits == 0 { 0 } else { self.max_log };
-        let mut rem = bits;
-        super::plan::pass_bits(bits, self.rows_bits.max(1)).map(move |r| {
-            let at = (rem, r);
-            rem -= r;
-            at
-        })
-        .skip(1)
+        let passes = if self.rows_bits == 0 { 0 } else { usize::MAX };
+        let mut rem = self.max_log;
+        super::plan::pass_bits(self.max_log, self.rows_bits)
+            .map(move |r| {
+                let at = (rem, r);
+                rem -= r;
+                at
+            })
+            .skip(1)
+            .take(passes)
     }
 
     const fn rows_start(&self) -> u32 {
@@ -397,10 +400,8 @@ pub const fn row_twiddle_exponent(log_n: u32, log_rem: u32, r: u32, i: u32) -> u
     let outer = i >> r;
     let s = 31 - k.leading_zeros();
     let b = k - (1 << s);
-    let bits = log_n - log_rem;
-    let g = if bits == 0 { 0 } else { (outer.reverse_bits() >> (32 - bits)) << (log_rem - r) };
-    let rev_b = if s == 0 { 0 } else { b.reverse_bits() >> (32 - s) };
-    ((g << (r - s - 1)) + (rev_b << (log_n - s - 1))) & ((1 << log_n) - 1)
+    let g = bitrev(outer, log_n - log_rem) << (log_rem - r);
+    ((g << (r - s - 1)) + (bitrev(b, s) << (log_n - s - 1))) & ((1 << log_n) - 1)
 }
 
 /// Entries `offset + i`, `i < count()`, of the table buffer are entry `i`
