@@ -7,17 +7,69 @@
 //! but the prover does exactly the work of a real partition.
 //!
 //! Usage: `bench-gpu_partition [--constraints N] [--aux N] [--inputs N]
-//! [--proofs N] [--workers N]`. Prints the prover's per-phase timings of
-//! one proof on its own, then, with `--proofs` > 1, the time of that many
-//! proofs pipelined over the workers (each job holds its own copy of the
-//! assignment: about 17 GB of host memory per proof at full size).
-//! `RUST_LOG=cuzk=debug` also logs each of the eight MSMs' device time.
-//! Without a GPU it prints why and exits 0.
+//! [--proofs N] [--workers N[,N…]] [--pinned N] [--sharing auto|serial|interleaved]`.
+//! For each worker count (default 1 and 2, one prover after the other on
+//! the same inputs) it prints two proofs on their own (per-phase timings),
+//! then, with `--proofs` > 1, that many proofs pipelined over the workers:
+//! each proof's timeline, the time between consecutive completions after
+//! the first (the steady state), the whole run per proof, and how busy the
+//! GPU's compute and copy engines were. Each worker copies the assignment
+//! into one of the prover's reusable pinned witness buffers before staging
+//! it, as synthesis would write it (the first job per worker is copied
+//! before the clock starts). `RUST_LOG=cuzk=debug` also logs each MSM's
+//! device time and each upload. Without a GPU it prints why and exits 0.
 
-use std::time::Instant;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use cuzk::synthetic::{random_assignment, random_parameters, WitnessStats};
-use cuzk::{Backend, ProofJob, ProofShape, Prover, ProverConfig};
+use cuzk::{Assignment, Backend, ComputeSharing, PhaseTimings, ProofShape, Prover, ProverConfig};
+
+struct Args {
+    constraints: usize,
+    aux: usize,
+    inputs: usize,
+    proofs: usize,
+    workers: Vec<usize>,
+    pinned: Option<usize>,
+    sharing: ComputeSharing,
+}
+
+fn parse_args() -> Args {
+    let mut args = Args {
+        constraints: 130_278_869,
+        aux: 130_169_893,
+        inputs: 328,
+        proofs: 1,
+        workers: vec![1, 2],
+        pinned: None,
+        sharing: ComputeSharing::Auto,
+    };
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        let mut value = || it.next().unwrap_or_else(|| panic!("{a} needs a value"));
+        let number = |v: &str| v.replace('_', "").parse::<usize>().unwrap_or_else(|e| panic!("{a} {v}: {e}"));
+        match a.as_str() {
+            "--constraints" => args.constraints = number(&value()),
+            "--aux" => args.aux = number(&value()),
+            "--inputs" => args.inputs = number(&value()),
+            "--proofs" => args.proofs = number(&value()).max(1),
+            "--workers" => args.workers = value().split(',').map(|w| number(w).max(1)).collect(),
+            "--pinned" => args.pinned = Some(number(&value())),
+            "--sharing" => {
+                args.sharing = match value().as_str() {
+                    "auto" => ComputeSharing::Auto,
+                    "serial" => ComputeSharing::Serial,
+                    "interleaved" => ComputeSharing::Interleaved,
+                    other => panic!("--sharing {other}: expected auto, serial or interleaved"),
+                }
+            }
+            _ => {} // e.g. cargo's --bench
+        }
+    }
+    args
+}
 
 fn main() {
     // RUST_LOG=cuzk=debug adds each MSM's time per proof.
@@ -26,54 +78,117 @@ fn main() {
         println!("gpu_partition: skipped, {e}");
         return;
     }
-    let (mut constraints, mut aux, mut inputs, mut proofs, mut workers) = (130_278_869usize, 130_169_893usize, 328usize, 1usize, 1usize);
-    let mut args = std::env::args().skip(1);
-    while let Some(a) = args.next() {
-        let mut number = || args.next().and_then(|v| v.replace('_', "").parse::<usize>().ok()).unwrap_or_else(|| panic!("{a} N"));
-        match a.as_str() {
-            "--constraints" => constraints = number(),
-            "--aux" => aux = number(),
-            "--inputs" => inputs = number(),
-            "--proofs" => proofs = number().max(1),
-            "--workers" => workers = number().max(1),
-            _ => {} // e.g. cargo's --bench
-        }
-    }
+    let args = parse_args();
     let t = Instant::now();
-    let assignment = random_assignment(constraints, inputs, aux, WitnessStats::POREP_32G, 1);
+    let assignment = random_assignment(args.constraints, args.inputs, args.aux, WitnessStats::POREP_32G, 1);
     let shape = ProofShape::of(&assignment).expect("shape");
     println!("assignment: {shape:?}, made in {:.1?}", t.elapsed());
     let t = Instant::now();
-    let params = random_parameters(&shape, 2);
+    let params = Arc::new(random_parameters(&shape, 2));
     println!("random parameters made in {:.1?}", t.elapsed());
-    let t = Instant::now();
-    let config = ProverConfig { backend: Backend::Gpu, workers_per_device: workers, devices: vec![0], check_satisfied: false, synthesis_threads: 0, ntt_row_twiddles: true };
-    let prover = Prover::new(params, config).expect("prover");
-    println!("prover ready in {:.1?} (bases uploaded, {} worker slot(s))", t.elapsed(), prover.workers());
-    let mut rng = rand::thread_rng();
-    // One proof alone: the phases without interference.
-    let job = ProofJob::new(assignment.clone(), &mut rng);
-    let t = Instant::now();
-    let staged = prover.prestage(job).expect("prestage");
-    let (_proof, timings) = prover.compute_timed(staged).expect("compute");
-    println!("one proof: {timings} (wall {:.3?})", t.elapsed());
-    if proofs > 1 {
-        // The copies are made before the clock starts (a 16 GiB clone is a
-        // host memcpy, not prover work); the last job takes the original.
-        let mut jobs: Vec<ProofJob> = (1..proofs).map(|_| ProofJob::new(assignment.clone(), &mut rng)).collect();
-        jobs.push(ProofJob::new(assignment, &mut rng));
-        let queue = std::sync::Mutex::new(jobs);
+    let mut steady = Vec::new();
+    for &workers in &args.workers {
+        let config = ProverConfig {
+            backend: Backend::Gpu,
+            workers_per_device: workers,
+            devices: vec![0],
+            check_satisfied: false,
+            compute_sharing: args.sharing,
+            pinned_witnesses: args.pinned,
+            ..Default::default()
+        };
         let t = Instant::now();
-        std::thread::scope(|s| {
-            for _ in 0..prover.workers() {
-                s.spawn(|| loop {
-                    let Some(job) = queue.lock().unwrap().pop() else { break };
-                    let staged = prover.prestage(job).expect("prestage");
-                    prover.compute(staged).expect("compute");
-                });
-            }
-        });
-        let wall = t.elapsed();
-        println!("pipelined: {proofs} proofs over {} worker(s) in {wall:.3?} ({:.3?} per proof)", prover.workers(), wall / proofs as u32);
+        let prover = Prover::new(Arc::clone(&params), config).expect("prover");
+        println!("\n== {workers} worker(s): prover ready in {:.1?} (bases uploaded, {} worker slot(s))", t.elapsed(), prover.workers());
+        alone(&prover, &assignment);
+        if args.proofs > 1 {
+            steady.push((workers, pipelined(&prover, &assignment, args.proofs)));
+        }
     }
+    if let [(w1, one), .., (wn, many)] = steady[..] {
+        println!("\nsteady state: {wn} worker(s) {:.3} s per proof against {w1}: {:.3} s ({:.2}x)", many, one, one / many);
+    }
+}
+
+/// Two proofs on their own: the phases without interference (the first
+/// also makes the worker's pinned witness buffer).
+fn alone(prover: &Prover, assignment: &Assignment) {
+    let mut rng = rand::thread_rng();
+    for k in 0..2 {
+        let t = Instant::now();
+        let job = prover.job_from_assignment(assignment, &mut rng);
+        let copied = t.elapsed();
+        let pooled = job.is_pooled();
+        let t = Instant::now();
+        let staged = prover.prestage(job).expect("prestage");
+        let (_proof, timings) = prover.compute_timed(staged).expect("compute");
+        println!(
+            "proof alone #{k}: {timings} (wall {:.3?}; witness {} in {copied:.3?}, upload {:.1} GB/s)",
+            t.elapsed(),
+            if pooled { "copied into a pinned buffer" } else { "cloned (no free pinned buffer)" },
+            assignment_bytes(assignment) as f64 / timings.upload.as_secs_f64().max(1e-9) / 1e9
+        );
+    }
+}
+
+/// `proofs` proofs over all workers; returns the steady-state seconds per proof.
+fn pipelined(prover: &Prover, assignment: &Assignment, proofs: usize) -> f64 {
+    let mut rng = rand::thread_rng();
+    // One job per worker ready before the clock starts; the rest are copied
+    // by the workers into the buffers their staged jobs free.
+    let ready: Vec<_> = (0..prover.workers().min(proofs)).map(|_| prover.job_from_assignment(assignment, &mut rng)).collect();
+    let ready = Mutex::new(ready);
+    let to_make = AtomicUsize::new(proofs - ready.lock().unwrap().len());
+    let done: Mutex<Vec<PhaseTimings>> = Mutex::new(Vec::new());
+    let plain = AtomicUsize::new(0);
+    let t0 = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..prover.workers() {
+            s.spawn(|| {
+                let mut rng = rand::thread_rng();
+                loop {
+                    let job = match ready.lock().unwrap().pop() {
+                        Some(job) => job,
+                        None if to_make.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)).is_ok() => prover.job_from_assignment(assignment, &mut rng),
+                        None => break,
+                    };
+                    if !job.is_pooled() {
+                        plain.fetch_add(1, Ordering::Relaxed);
+                    }
+                    let staged = prover.prestage(job).expect("prestage");
+                    let (_proof, timings) = prover.compute_timed(staged).expect("compute");
+                    done.lock().unwrap().push(timings);
+                }
+            });
+        }
+    });
+    let wall = t0.elapsed();
+    let mut done = done.into_inner().unwrap();
+    done.sort_by_key(|t| t.compute_span.map(|(_, end)| end));
+    for (i, t) in done.iter().enumerate() {
+        println!("  proof {i}: {}", t.timeline(t0));
+    }
+    let finished = |t: &PhaseTimings| t.compute_span.expect("computed").1 - t0;
+    let (first, last) = (finished(&done[0]), finished(&done[done.len() - 1]));
+    let interval = (last - first).as_secs_f64() / (done.len() - 1) as f64;
+    let gpu_after_first: Duration = done[1..].iter().map(PhaseTimings::device_compute).sum();
+    let copy: Duration = done.iter().map(|t| t.upload).sum();
+    let compute_mean = done.iter().map(PhaseTimings::device_compute).sum::<Duration>().as_secs_f64() / done.len() as f64;
+    println!(
+        "pipelined: {proofs} proofs over {} worker(s) in {wall:.3?} ({:.3} s per proof); steady state {interval:.3} s per proof \
+         ({:.3}x the mean GPU compute of {compute_mean:.3} s); GPU busy {:.1}% after the first proof; copy engine busy {:.1}%; \
+         {} job(s) without a free pinned buffer",
+        prover.workers(),
+        wall.as_secs_f64() / proofs as f64,
+        interval / compute_mean,
+        100.0 * gpu_after_first.as_secs_f64() / (last - first).as_secs_f64(),
+        100.0 * copy.as_secs_f64() / wall.as_secs_f64(),
+        plain.load(Ordering::Relaxed)
+    );
+    interval
+}
+
+/// Bytes of a witness's values: what an upload moves besides the densities.
+fn assignment_bytes(a: &Assignment) -> usize {
+    32 * (a.a.len() + a.b.len() + a.c.len() + a.input.len() + a.aux.len())
 }

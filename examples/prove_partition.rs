@@ -3,7 +3,8 @@
 //! ```text
 //! cargo run --release --example prove_partition -- [--constraints N] [--inputs N]
 //!     [--proofs N] [--workers N] [--backend auto|cpu|gpu] [--params FILE]
-//!     [--random-bases] [--compact-ntt-tables]
+//!     [--random-bases] [--compact-ntt-tables] [--compute-sharing auto|serial|interleaved]
+//!     [--pinned N]
 //! ```
 //! A real 32 GiB partition is `--constraints 130278869 --inputs 328`; the
 //! default is small enough to finish in seconds on a 2-core CPU. Parameters
@@ -40,10 +41,12 @@ struct Args {
     backend: Backend,
     params: Option<PathBuf>,
     random_bases: bool,
+    compute_sharing: cuzk::ComputeSharing,
+    pinned: Option<usize>,
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut args = Args { constraints: 16_000, inputs: 328, proofs: 2, workers: 2, backend: Backend::Auto, params: None, random_bases: false, compact_ntt_tables: false };
+    let mut args = Args { constraints: 16_000, inputs: 328, proofs: 2, workers: 2, backend: Backend::Auto, params: None, random_bases: false, compact_ntt_tables: false, compute_sharing: cuzk::ComputeSharing::Auto, pinned: None };
     let mut it = std::env::args().skip(1);
     while let Some(flag) = it.next() {
         let mut value = || it.next().ok_or(format!("{flag} needs a value"));
@@ -62,6 +65,15 @@ fn parse_args() -> Result<Args, String> {
                 }
             }
             "--params" => args.params = Some(value()?.into()),
+            "--compute-sharing" => {
+                args.compute_sharing = match value()?.as_str() {
+                    "auto" => cuzk::ComputeSharing::Auto,
+                    "serial" => cuzk::ComputeSharing::Serial,
+                    "interleaved" => cuzk::ComputeSharing::Interleaved,
+                    other => return Err(format!("--compute-sharing {other}: expected auto, serial or interleaved")),
+                }
+            }
+            "--pinned" => args.pinned = Some(number(value()?)?),
             "--random-bases" => args.random_bases = true,
             "--compact-ntt-tables" => args.compact_ntt_tables = true,
             "-h" | "--help" => return Err(String::new()),
@@ -79,7 +91,7 @@ fn main() -> ExitCode {
     let args = match parse_args() {
         Ok(a) => a,
         Err(msg) => {
-            eprintln!("{msg}\nusage: prove_partition [--constraints N] [--inputs N] [--proofs N] [--workers N] [--backend auto|cpu|gpu] [--params FILE] [--random-bases] [--compact-ntt-tables]");
+            eprintln!("{msg}\nusage: prove_partition [--constraints N] [--inputs N] [--proofs N] [--workers N] [--backend auto|cpu|gpu] [--params FILE] [--random-bases] [--compact-ntt-tables] [--compute-sharing auto|serial|interleaved] [--pinned N]");
             return ExitCode::from(2);
         }
     };
@@ -110,7 +122,14 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
         load_or_generate_params(&args)?
     };
     let t = Instant::now();
-    let prover = Prover::new(params.clone(), ProverConfig { backend: args.backend, workers_per_device: args.workers, ntt_row_twiddles: !args.compact_ntt_tables, ..Default::default() })?;
+    let prover = Prover::new(params.clone(), ProverConfig {
+            backend: args.backend,
+            workers_per_device: args.workers,
+            ntt_row_twiddles: !args.compact_ntt_tables,
+            compute_sharing: args.compute_sharing,
+            pinned_witnesses: args.pinned,
+            ..Default::default()
+        })?;
     println!("backend: {:?}, workers: {}, ready in {:.3?}", prover.backend(), prover.workers(), t.elapsed());
     // With random bases a proof cannot verify; it is only timed.
     let verify = |proof: &groth16::Proof<Bls12>, circuit: &SyntheticPorep, pvk: &groth16::PreparedVerifyingKey<Bls12>| {

@@ -3,7 +3,7 @@
 # scripts/gpu-bundle.sh: the GPU tests, then the benches (arithmetic with
 # every multiplication variant, MSM with every register-cap variant, NTT).
 # Usage: scripts/gpu-measure.sh [tests] [arith] [msm] [msm-tables] [msm-windows] [ntt]
-# [ntt-variants] [ncu] [partition] (default: tests arith msm ntt). GPU_TESTS="gpu_ntt
+# [ntt-variants] [ncu] [partition] [overlap] [small-overlap] (default: tests arith msm ntt). GPU_TESTS="gpu_ntt
 # gpu_msm:g2_large" limits the tests to those binaries / filters.
 # Writes logs to ${OUT:-/tmp/cuzk-out}.
 set -uo pipefail
@@ -70,6 +70,28 @@ if want partition; then
   # of it making the inputs on the host; needs ~100 GB of host memory.
   .gpu/bin/bench-gpu_partition --proofs 3 --workers 2 2>&1 | tee "$out/bench-partition.txt"
   echo "partition done at $(( $(date +%s) - t0 )) s"
+fi
+if want overlap; then
+  # Workers sharing one GPU at a whole 32 GiB partition: 1 then 2 workers on
+  # the same inputs, 5 proofs each (~5 min; ~100 GB of host memory).
+  RUST_LOG=cuzk=debug .gpu/bin/bench-gpu_partition --proofs 5 --workers 1,2 > "$out/bench-overlap.txt" 2>&1
+  grep -vE "DEBUG|INFO" "$out/bench-overlap.txt"
+  echo "overlap done at $(( $(date +%s) - t0 )) s"
+fi
+if want small-overlap; then
+  # Small proofs (2^17, 2^20): computes one at a time or interleaved, GPU
+  # side alone (bench) and through prove_partition's batch (synthesis too).
+  for c in 120000 1000000; do
+    for sharing in serial interleaved; do
+      .gpu/bin/bench-gpu_partition --constraints $c --aux $c --inputs 328 --proofs 24 --workers 2 --sharing $sharing 2>&1 \
+        | grep -E "^(assignment|pipelined|steady|proof alone #1)" | sed "s/^/[$c $sharing] /" | tee -a "$out/bench-small-overlap.txt"
+    done
+    for run in "--compute-sharing serial" "--compute-sharing interleaved" "--compute-sharing interleaved --pinned 0"; do
+      .gpu/bin/prove_partition --backend gpu --random-bases --constraints $c --proofs 8 --workers 2 $run 2>&1 \
+        | grep -E "^(batch|proof 0)" | sed "s/^/[$c $run] /" | tee -a "$out/prove-small-overlap.txt"
+    done
+  done
+  echo "small overlap done at $(( $(date +%s) - t0 )) s"
 fi
 if want ncu; then
   # One launch of each hot kernel: stall reasons, occupancy, pipes, memory.

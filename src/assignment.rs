@@ -14,9 +14,10 @@ use rayon::prelude::*;
 
 use crate::density::Density;
 use crate::error::ProverError;
+use crate::witness_pool::WitnessCapacity;
 
 /// A synthesized circuit: everything the proving phases need, nothing else.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Assignment {
     /// A·z per constraint (constraints first, then one per input).
     pub a: Vec<Scalar>,
@@ -74,6 +75,54 @@ impl Assignment {
         Ok(())
     }
 
+    /// Empties every vector and density, keeping their allocations.
+    pub(crate) fn clear(&mut self) {
+        for v in [&mut self.a, &mut self.b, &mut self.c, &mut self.input, &mut self.aux] {
+            v.clear();
+        }
+        for d in [&mut self.a_aux_density, &mut self.b_input_density, &mut self.b_aux_density] {
+            d.clear();
+        }
+    }
+
+    /// Room in the densities for `inputs` and `aux` variables.
+    pub(crate) fn reserve_densities(&mut self, inputs: usize, aux: usize) {
+        self.a_aux_density.reserve(aux);
+        self.b_aux_density.reserve(aux);
+        self.b_input_density.reserve(inputs);
+    }
+
+    /// Makes this a copy of `src` without growing any vector past `cap`
+    /// (so none reallocates); false, and nothing copied, if it would not fit.
+    /// The large vectors are copied by several threads.
+    pub(crate) fn copy_within_capacity(&mut self, src: &Assignment, cap: WitnessCapacity) -> bool {
+        let fits = [(src.a.len(), cap.evaluations), (src.input.len(), cap.inputs), (src.aux.len(), cap.aux)];
+        if src.b.len() != src.a.len() || src.c.len() != src.a.len() || fits.iter().any(|&(len, cap)| len > cap) {
+            return false;
+        }
+        self.clear();
+        let pairs = [(&mut self.a, &src.a), (&mut self.b, &src.b), (&mut self.c, &src.c), (&mut self.input, &src.input), (&mut self.aux, &src.aux)];
+        for (dst, src) in pairs {
+            // Within capacity (checked above): writes in place, in parallel.
+            dst.par_extend(src.par_iter().copied());
+        }
+        self.a_aux_density.clone_from(&src.a_aux_density);
+        self.b_input_density.clone_from(&src.b_input_density);
+        self.b_aux_density.clone_from(&src.b_aux_density);
+        true
+    }
+
+    /// Bytes of the values (a, b, c, inputs, aux).
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    pub(crate) fn value_bytes(&self) -> usize {
+        [&self.a, &self.b, &self.c, &self.input, &self.aux].iter().map(|v| v.len()).sum::<usize>() * std::mem::size_of::<Scalar>()
+    }
+
+    /// Bytes the vectors hold room for.
+    pub(crate) fn reserved_bytes(&self) -> usize {
+        [&self.a, &self.b, &self.c, &self.input, &self.aux].iter().map(|v| v.capacity()).sum::<usize>() * std::mem::size_of::<Scalar>()
+    }
+
     /// Index of the first constraint with A·z · B·z ≠ C·z, if any.
     pub fn first_unsatisfied(&self) -> Option<usize> {
         (0..self.a.len())
@@ -85,17 +134,31 @@ impl Assignment {
 /// Runs one circuit. A panic inside the circuit becomes an error, so that one
 /// bad circuit in a batch does not take the others down.
 pub fn synthesize<C: Circuit<Scalar>>(circuit: C) -> Result<Assignment, ProverError> {
-    let run = std::panic::AssertUnwindSafe(move || -> Result<Assignment, ProverError> {
-        let mut cs = WitnessCs::default();
+    let mut asg = Assignment::default();
+    synthesize_into(circuit, &mut asg, None)?;
+    Ok(asg)
+}
+
+/// Runs one circuit into `asg` (emptied first). With `cap`, no vector grows
+/// past its capacity, so none reallocates (a pinned buffer must stay where
+/// it was pinned): a circuit larger than the buffer is an error. A panic
+/// leaves `asg` in place, emptied or half filled, never moved.
+pub(crate) fn synthesize_into<C: Circuit<Scalar>>(circuit: C, asg: &mut Assignment, cap: Option<WitnessCapacity>) -> Result<(), ProverError> {
+    asg.clear();
+    let run = std::panic::AssertUnwindSafe(|| -> Result<(), ProverError> {
+        let mut cs = WitnessCs { asg: &mut *asg, cap, error: None };
         cs.alloc_input(|| "one", || Ok(Scalar::ONE))?;
-        circuit.synthesize(&mut cs)?;
-        for i in 0..cs.input.len() {
+        let synthesized = circuit.synthesize(&mut cs);
+        // A full buffer makes `alloc` fail; name the cause, not the symptom.
+        match cs.error.take() {
+            Some(e @ ProverError::ParamsMismatch { .. }) => return Err(e),
+            other => cs.error = other,
+        }
+        synthesized?;
+        for i in 0..cs.asg.input.len() {
             cs.enforce(|| "", |lc| lc + Variable::new_unchecked(Index::Input(i)), |lc| lc, |lc| lc);
         }
-        if let Some(err) = cs.error {
-            return Err(err);
-        }
-        Ok(cs.into_assignment())
+        cs.error.map_or(Ok(()), Err)
     });
     std::panic::catch_unwind(run).unwrap_or_else(|payload| Err(ProverError::CircuitPanicked(panic_message(&*payload))))
 }
@@ -113,33 +176,26 @@ pub(crate) fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
         .unwrap_or_else(|| "non-string panic payload".into())
 }
 
-/// bellperson's `ProvingAssignment`, rebuilt (it is private there).
-#[derive(Default)]
-struct WitnessCs {
-    a: Vec<Scalar>,
-    b: Vec<Scalar>,
-    c: Vec<Scalar>,
-    input: Vec<Scalar>,
-    aux: Vec<Scalar>,
-    a_aux_density: Density,
-    b_input_density: Density,
-    b_aux_density: Density,
+/// bellperson's `ProvingAssignment`, rebuilt (it is private there), writing
+/// into a borrowed assignment.
+struct WitnessCs<'a> {
+    asg: &'a mut Assignment,
+    /// The capacity no vector may grow past (a pinned buffer), if any.
+    cap: Option<WitnessCapacity>,
     /// First bad reference seen; `enforce` cannot return errors.
     error: Option<ProverError>,
 }
 
-impl WitnessCs {
-    fn into_assignment(self) -> Assignment {
-        Assignment {
-            a: self.a,
-            b: self.b,
-            c: self.c,
-            input: self.input,
-            aux: self.aux,
-            a_aux_density: self.a_aux_density,
-            b_input_density: self.b_input_density,
-            b_aux_density: self.b_aux_density,
+impl WitnessCs<'_> {
+    /// Whether `len` more values fit under the cap; records the error if not.
+    fn room(&mut self, what: &'static str, len: usize, limit: impl Fn(WitnessCapacity) -> usize) -> bool {
+        let Some(cap) = self.cap else { return true };
+        let limit = limit(cap);
+        if len < limit {
+            return true;
         }
+        self.error.get_or_insert(ProverError::ParamsMismatch { what, params: limit, circuit: len + 1 });
+        false
     }
 
     /// `lc` evaluated at the assignment, marking the variables it uses with a
@@ -155,8 +211,8 @@ impl WitnessCs {
             if bool::from(coeff.is_zero()) {
                 continue;
             }
-            let Some(&value) = self.input.get(i) else {
-                self.error.get_or_insert(ProverError::UnknownVariable { kind: "input", index: i, allocated: self.input.len() });
+            let Some(&value) = self.asg.input.get(i) else {
+                self.error.get_or_insert(ProverError::UnknownVariable { kind: "input", index: i, allocated: self.asg.input.len() });
                 continue;
             };
             acc += if *coeff == Scalar::ONE { value } else { value * coeff };
@@ -168,8 +224,8 @@ impl WitnessCs {
             if bool::from(coeff.is_zero()) {
                 continue;
             }
-            let Some(&value) = self.aux.get(i) else {
-                self.error.get_or_insert(ProverError::UnknownVariable { kind: "aux", index: i, allocated: self.aux.len() });
+            let Some(&value) = self.asg.aux.get(i) else {
+                self.error.get_or_insert(ProverError::UnknownVariable { kind: "aux", index: i, allocated: self.asg.aux.len() });
                 continue;
             };
             acc += if *coeff == Scalar::ONE { value } else { value * coeff };
@@ -181,7 +237,7 @@ impl WitnessCs {
     }
 }
 
-impl ConstraintSystem<Scalar> for WitnessCs {
+impl ConstraintSystem<Scalar> for WitnessCs<'_> {
     type Root = Self;
 
     fn alloc<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
@@ -190,10 +246,14 @@ impl ConstraintSystem<Scalar> for WitnessCs {
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
-        self.aux.push(f()?);
-        self.a_aux_density.push_unset();
-        self.b_aux_density.push_unset();
-        Ok(Variable::new_unchecked(Index::Aux(self.aux.len() - 1)))
+        let value = f()?;
+        if !self.room("aux variables (witness buffer)", self.asg.aux.len(), |c| c.aux) {
+            return Err(SynthesisError::Unsatisfiable);
+        }
+        self.asg.aux.push(value);
+        self.asg.a_aux_density.push_unset();
+        self.asg.b_aux_density.push_unset();
+        Ok(Variable::new_unchecked(Index::Aux(self.asg.aux.len() - 1)))
     }
 
     fn alloc_input<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
@@ -202,9 +262,13 @@ impl ConstraintSystem<Scalar> for WitnessCs {
         A: FnOnce() -> AR,
         AR: Into<String>,
     {
-        self.input.push(f()?);
-        self.b_input_density.push_unset();
-        Ok(Variable::new_unchecked(Index::Input(self.input.len() - 1)))
+        let value = f()?;
+        if !self.room("public inputs (witness buffer)", self.asg.input.len(), |c| c.inputs) {
+            return Err(SynthesisError::Unsatisfiable);
+        }
+        self.asg.input.push(value);
+        self.asg.b_input_density.push_unset();
+        Ok(Variable::new_unchecked(Index::Input(self.asg.input.len() - 1)))
     }
 
     fn enforce<A, AR, LA, LB, LC>(&mut self, _: A, a: LA, b: LB, c: LC)
@@ -217,20 +281,22 @@ impl ConstraintSystem<Scalar> for WitnessCs {
     {
         let (a, b, c) = (a(LinearCombination::zero()), b(LinearCombination::zero()), c(LinearCombination::zero()));
         // Densities are moved out while evaluating so `eval` can borrow self.
-        let mut a_aux = std::mem::take(&mut self.a_aux_density);
-        let mut b_input = std::mem::take(&mut self.b_input_density);
-        let mut b_aux = std::mem::take(&mut self.b_aux_density);
+        let mut a_aux = std::mem::take(&mut self.asg.a_aux_density);
+        let mut b_input = std::mem::take(&mut self.asg.b_input_density);
+        let mut b_aux = std::mem::take(&mut self.asg.b_aux_density);
         // Inputs are fully dense in A: every input gets an `input * 0 = 0`
         // constraint after synthesis.
         let a_val = self.eval(&a, None, Some(&mut a_aux));
         let b_val = self.eval(&b, Some(&mut b_input), Some(&mut b_aux));
         let c_val = self.eval(&c, None, None);
-        self.a_aux_density = a_aux;
-        self.b_input_density = b_input;
-        self.b_aux_density = b_aux;
-        self.a.push(a_val);
-        self.b.push(b_val);
-        self.c.push(c_val);
+        self.asg.a_aux_density = a_aux;
+        self.asg.b_input_density = b_input;
+        self.asg.b_aux_density = b_aux;
+        if self.room("constraints (witness buffer)", self.asg.a.len(), |c| c.evaluations) {
+            self.asg.a.push(a_val);
+            self.asg.b.push(b_val);
+            self.asg.c.push(c_val);
+        }
     }
 
     fn push_namespace<NR, N>(&mut self, _: N)
@@ -244,5 +310,74 @@ impl ConstraintSystem<Scalar> for WitnessCs {
 
     fn get_root(&mut self) -> &mut Self::Root {
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `n` aux variables, one constraint each; panics instead if asked.
+    struct Chain {
+        n: usize,
+        panic: bool,
+    }
+
+    impl Circuit<Scalar> for Chain {
+        fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+            for i in 0..self.n {
+                let v = cs.alloc(|| "v", || Ok(Scalar::from(i as u64)))?;
+                cs.enforce(|| "v*1=v", |lc| lc + v, |lc| lc + CS::one(), |lc| lc + v);
+                assert!(!(self.panic && i == self.n / 2), "circuit panicked half way");
+            }
+            Ok(())
+        }
+    }
+
+    fn buffer(cap: WitnessCapacity) -> Assignment {
+        let mut asg = Assignment {
+            a: Vec::with_capacity(cap.evaluations),
+            b: Vec::with_capacity(cap.evaluations),
+            c: Vec::with_capacity(cap.evaluations),
+            input: Vec::with_capacity(cap.inputs),
+            aux: Vec::with_capacity(cap.aux),
+            ..Assignment::default()
+        };
+        asg.reserve_densities(cap.inputs, cap.aux);
+        asg
+    }
+
+    #[test]
+    fn capped_synthesis_fills_in_place_and_refuses_to_grow() {
+        // 10 constraints + 1 per input: 11 evaluations.
+        let cap = WitnessCapacity { evaluations: 16, inputs: 1, aux: 10 };
+        let mut asg = buffer(cap);
+        let addr = [asg.a.as_ptr(), asg.aux.as_ptr()];
+        synthesize_into(Chain { n: 10, panic: false }, &mut asg, Some(cap)).unwrap();
+        assert_eq!(asg, synthesize(Chain { n: 10, panic: false }).unwrap(), "same witness as a plain synthesis");
+        assert_eq!([asg.a.as_ptr(), asg.aux.as_ptr()], addr, "written in place");
+
+        let err = synthesize_into(Chain { n: 11, panic: false }, &mut asg, Some(cap)).unwrap_err();
+        assert!(matches!(err, ProverError::ParamsMismatch { params: 10, circuit: 11, .. }), "{err}");
+        let err = synthesize_into(Chain { n: 16, panic: false }, &mut buffer(WitnessCapacity { aux: 20, ..cap }), Some(WitnessCapacity { aux: 20, ..cap })).unwrap_err();
+        assert!(matches!(err, ProverError::ParamsMismatch { params: 16, circuit: 17, .. }), "{err}");
+        assert_eq!(asg.aux.capacity(), 10, "nothing grew past the cap");
+
+        let err = synthesize_into(Chain { n: 10, panic: true }, &mut asg, Some(cap)).unwrap_err();
+        assert!(matches!(err, ProverError::CircuitPanicked(_)), "{err}");
+        assert_eq!([asg.a.as_ptr(), asg.aux.as_ptr()], addr, "a panic leaves the buffer where it was");
+    }
+
+    #[test]
+    fn copy_within_capacity_copies_or_refuses() {
+        let src = synthesize(Chain { n: 300, panic: false }).unwrap();
+        let cap = WitnessCapacity { evaluations: 512, inputs: 1, aux: 300 };
+        let mut asg = buffer(cap);
+        let addr = asg.a.as_ptr();
+        assert!(asg.copy_within_capacity(&src, cap));
+        assert_eq!(asg, src);
+        assert_eq!(asg.a.as_ptr(), addr);
+        let small = WitnessCapacity { aux: 299, ..cap };
+        assert!(!buffer(small).copy_within_capacity(&src, small), "an assignment larger than the buffer is refused");
     }
 }

@@ -24,6 +24,18 @@ impl Density {
         Density { words, len, ones: len }
     }
 
+    /// Empties the bitmap, keeping its allocation (a reused witness buffer).
+    pub fn clear(&mut self) {
+        self.words.clear();
+        self.len = 0;
+        self.ones = 0;
+    }
+
+    /// Room for `bits` bits without reallocating.
+    pub fn reserve(&mut self, bits: usize) {
+        self.words.reserve(bits.div_ceil(64));
+    }
+
     /// Appends one cleared bit (a newly allocated variable).
     pub fn push_unset(&mut self) {
         if self.len % 64 == 0 {

@@ -24,11 +24,12 @@ mod slots;
 mod synthesis_budget;
 pub mod synthetic;
 mod timings;
+mod witness_pool;
 
 pub use assemble::{assemble, MsmResults};
 pub use assignment::{synthesize, synthesize_batch, Assignment};
 pub use error::{ProverError, Result};
 pub use job::{random_r_s, ProofJob};
 pub use params::ProofShape;
-pub use prover::{Backend, Prover, ProverConfig, Staged};
+pub use prover::{Backend, ComputeSharing, Prover, ProverConfig, Staged};
 pub use timings::PhaseTimings;

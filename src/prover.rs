@@ -6,10 +6,10 @@ use std::time::Instant;
 use bellperson::groth16::{Parameters, Proof};
 use bellperson::Circuit;
 use blstrs::{Bls12, Scalar};
-use log::info;
+use log::{debug, info};
 use rand_core::RngCore;
 
-use crate::assignment::{panic_message, synthesize};
+use crate::assignment::{panic_message, synthesize, synthesize_into, Assignment};
 use crate::cpu;
 use crate::error::ProverError;
 use crate::job::{random_r_s, ProofJob};
@@ -17,6 +17,7 @@ use crate::params::ProofShape;
 use crate::slots::{SlotGuard, SlotPool};
 use crate::synthesis_budget;
 use crate::timings::PhaseTimings;
+use crate::witness_pool::WitnessPool;
 
 /// Where proofs are computed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -52,11 +53,60 @@ pub struct ProverConfig {
     /// 11% off the H step; see docs/PERFORMANCE.md). Off leaves
     /// room for a third worker of a 32 GiB partition on an H200.
     pub ntt_row_twiddles: bool,
+    /// How the compute phases of one GPU's workers share it.
+    pub compute_sharing: ComputeSharing,
+    /// Reusable host buffers that `job` and `prove_batch` synthesize into
+    /// (GPU: pinned once, then uploaded directly by the copy engine at the
+    /// link's speed instead of through a staging copy). Each holds one
+    /// witness (about 17 GB for a 32 GiB PoRep partition) for the prover's
+    /// life once made. `None`: one per worker; `Some(0)`: none (plain
+    /// allocations, staged uploads). Jobs beyond them use plain allocations.
+    pub pinned_witnesses: Option<usize>,
 }
 
 impl Default for ProverConfig {
     fn default() -> Self {
-        ProverConfig { backend: Backend::Auto, workers_per_device: 2, devices: Vec::new(), check_satisfied: true, synthesis_threads: 0, ntt_row_twiddles: true }
+        ProverConfig {
+            backend: Backend::Auto,
+            workers_per_device: 2,
+            devices: Vec::new(),
+            check_satisfied: true,
+            synthesis_threads: 0,
+            ntt_row_twiddles: true,
+            compute_sharing: ComputeSharing::Auto,
+            pinned_witnesses: None,
+        }
+    }
+}
+
+/// How the compute phases (H step, MSMs) of one GPU's workers share it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ComputeSharing {
+    /// `Serial` for domains of at least 2^[`ComputeSharing::SERIAL_FROM_LOG`],
+    /// `Interleaved` below (see docs/PERFORMANCE.md, "Workers that overlap").
+    #[default]
+    Auto,
+    /// One compute at a time per device, in the order they are enqueued,
+    /// ordered on the GPU (each waits on the previous one's event). For
+    /// proofs that fill the GPU: the next proof's upload hides behind this
+    /// one's compute instead of both phases running in lockstep.
+    Serial,
+    /// Workers' computes run at once, their kernels interleaved: for small
+    /// proofs, whose launches alone leave the GPU idle.
+    Interleaved,
+}
+
+impl ComputeSharing {
+    /// The smallest domain (log2) that `Auto` computes one at a time.
+    pub const SERIAL_FROM_LOG: u32 = 20;
+
+    /// Whether computes of a 2^`log_domain` domain run one at a time.
+    pub fn serial(self, log_domain: u32) -> bool {
+        match self {
+            ComputeSharing::Auto => log_domain >= Self::SERIAL_FROM_LOG,
+            ComputeSharing::Serial => true,
+            ComputeSharing::Interleaved => false,
+        }
     }
 }
 
@@ -102,6 +152,8 @@ enum Engine {
 pub struct Prover {
     params: Arc<Parameters<Bls12>>,
     config: ProverConfig,
+    /// Declared before the engine: dropped (and unpinned) first.
+    witnesses: Option<WitnessPool>,
     engine: Engine,
     slots: Arc<SlotPool>,
     workers: usize,
@@ -144,7 +196,8 @@ impl Prover {
         let (engine, devices) = resolve_engine(&params, &config)?;
         let workers = devices * config.workers_per_device;
         info!("cuzk prover: backend {}, {} worker(s)", engine_name(&engine), workers);
-        Ok(Prover { params, slots: SlotPool::new(workers), workers, engine, config })
+        let witnesses = witness_pool(&engine, config.pinned_witnesses.unwrap_or(workers));
+        Ok(Prover { params, slots: SlotPool::new(workers), workers, witnesses, engine, config })
     }
 
     /// The backend this prover resolved to: `Cpu` or `Gpu`, never `Auto`.
@@ -165,9 +218,44 @@ impl Prover {
         &self.params
     }
 
-    /// Synthesizes `circuit` and draws fresh r, s for it.
+    /// Synthesizes `circuit` and draws fresh r, s for it. The witness goes
+    /// into one of the prover's reusable buffers when one is free
+    /// ([`ProverConfig::pinned_witnesses`]), else into a plain allocation.
     pub fn job<C: Circuit<Scalar>>(&self, circuit: C, rng: &mut impl RngCore) -> Result<ProofJob, ProverError> {
-        Ok(ProofJob::new(synthesize(circuit)?, rng))
+        let witness = self.synthesize_pooled(circuit)?;
+        let (r, s) = random_r_s(rng);
+        Ok(witness.into_job(r, s))
+    }
+
+    /// A job proving `assignment` (copied into one of the prover's reusable
+    /// buffers when one is free and it fits, else cloned), with fresh r, s.
+    pub fn job_from_assignment(&self, assignment: &Assignment, rng: &mut impl RngCore) -> ProofJob {
+        let (r, s) = random_r_s(rng);
+        let Some(mut witness) = self.witnesses.as_ref().and_then(|p| p.try_take()) else {
+            return ProofJob::with_randomness(assignment.clone(), r, s);
+        };
+        let cap = witness.capacity();
+        if !witness.assignment_mut().copy_within_capacity(assignment, cap) {
+            return ProofJob::with_randomness(assignment.clone(), r, s);
+        }
+        ProofJob::pooled(witness, r, s)
+    }
+
+    /// Reusable witness buffers: how many exist and how many are free.
+    pub fn witness_buffers(&self) -> (usize, usize) {
+        self.witnesses.as_ref().map_or((0, 0), |p| p.counts())
+    }
+
+    /// Synthesizes into a pool buffer if one is free, else a plain one.
+    fn synthesize_pooled<C: Circuit<Scalar>>(&self, circuit: C) -> Result<Synthesized, ProverError> {
+        match self.witnesses.as_ref().and_then(|p| p.try_take()) {
+            Some(mut witness) => {
+                let cap = witness.capacity();
+                synthesize_into(circuit, witness.assignment_mut(), Some(cap))?;
+                Ok(Synthesized::Pooled(witness))
+            }
+            None => Ok(Synthesized::Plain(synthesize(circuit)?)),
+        }
     }
 
     /// Phase one: checks the job against the parameters, waits for a free
@@ -178,20 +266,28 @@ impl Prover {
     /// staging more than `workers()` proofs.
     pub fn prestage(&self, job: ProofJob) -> Result<Staged, ProverError> {
         let start = Instant::now();
-        let shape = ProofShape::of(&job.assignment)?;
+        let shape = ProofShape::of(job.assignment())?;
         shape.check_params(&self.params)?;
         if self.config.check_satisfied {
-            if let Some(constraint) = job.assignment.first_unsatisfied() {
+            if let Some(constraint) = job.assignment().first_unsatisfied() {
                 return Err(ProverError::Unsatisfied { constraint });
             }
         }
         let slot = self.slots.acquire();
+        let mut timings = PhaseTimings::default();
         let inner = match &self.engine {
             Engine::Cpu => StagedInner::Cpu(cpu::prestage(job)),
             #[cfg(feature = "cuda")]
-            Engine::Gpu(gpu) => StagedInner::Gpu(gpu.prestage(slot.index, &shape, job)?),
+            Engine::Gpu(gpu) => {
+                let staged = gpu.prestage(slot.index, &shape, job)?;
+                timings.upload = staged.upload;
+                timings.pinned_bytes = staged.pinned_bytes;
+                StagedInner::Gpu(staged)
+            }
         };
-        let timings = PhaseTimings { prestage: start.elapsed(), ..Default::default() };
+        let end = Instant::now();
+        timings.prestage = end - start;
+        timings.prestage_span = Some((start, end));
         Ok(Staged { inner, shape, timings, _slot: slot })
     }
 
@@ -202,6 +298,7 @@ impl Prover {
 
     /// `compute`, also returning how long each phase took.
     pub fn compute_timed(&self, staged: Staged) -> Result<(Proof<Bls12>, PhaseTimings), ProverError> {
+        let start = Instant::now();
         let Staged { inner, shape, mut timings, _slot } = staged;
         let proof = match inner {
             StagedInner::Cpu(st) => cpu::compute(&self.params, st, &mut timings)?,
@@ -211,6 +308,7 @@ impl Prover {
                 Engine::Cpu => unreachable!("GPU-staged proof on a CPU prover"),
             },
         };
+        timings.compute_span = Some((start, Instant::now()));
         info!("proof of {} constraints (2^{} domain): {}", shape.constraints, shape.log_domain, timings);
         Ok((proof, timings))
     }
@@ -246,6 +344,7 @@ impl Prover {
             return (0..count).map(|_| err()).collect();
         }
         let results: Mutex<Vec<Option<Result<Proof<Bls12>, ProverError>>>> = Mutex::new((0..count).map(|_| None).collect());
+        let batch_start = Instant::now();
         // Bounded, so synthesis runs at most one witness per worker ahead.
         let (tx, rx) = mpsc::sync_channel::<(usize, Result<ProofJob, ProverError>)>(self.workers);
         let rx = Mutex::new(rx);
@@ -255,7 +354,7 @@ impl Prover {
                 // must never starve the global pool the compute phase uses.
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(self.synthesis_threads()).build();
                 let synth = |(i, (c, (r, s))): (usize, (C, (Scalar, Scalar)))| {
-                    let job = synthesize(c).map(|a| ProofJob::with_randomness(a, r, s));
+                    let job = self.synthesize_pooled(c).map(|w| w.into_job(r, s));
                     let _ = tx.send((i, job));
                 };
                 let items: Vec<_> = circuits.into_iter().zip(randomness).enumerate().collect();
@@ -272,6 +371,10 @@ impl Prover {
                     let next = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
                     let Ok((i, job)) = next else { break };
                     let result = job.and_then(|job| self.prove_job_catching_panics(job));
+                    let result = result.map(|(proof, timings)| {
+                        debug!("proof {i} of the batch: {}", timings.timeline(batch_start));
+                        proof
+                    });
                     results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);
                 });
             }
@@ -299,9 +402,47 @@ impl Prover {
         threads
     }
 
-    fn prove_job_catching_panics(&self, job: ProofJob) -> Result<Proof<Bls12>, ProverError> {
-        let run = std::panic::AssertUnwindSafe(|| self.prestage(job).and_then(|st| self.compute(st)));
+    fn prove_job_catching_panics(&self, job: ProofJob) -> Result<(Proof<Bls12>, PhaseTimings), ProverError> {
+        let run = std::panic::AssertUnwindSafe(|| self.prestage(job).and_then(|st| self.compute_timed(st)));
         std::panic::catch_unwind(run).unwrap_or_else(|p| Err(ProverError::WorkerPanicked(panic_message(&*p))))
+    }
+}
+
+/// A synthesized witness, in a pool buffer or a plain allocation.
+enum Synthesized {
+    Pooled(crate::witness_pool::PooledWitness),
+    Plain(Assignment),
+}
+
+impl Synthesized {
+    fn into_job(self, r: Scalar, s: Scalar) -> ProofJob {
+        match self {
+            Synthesized::Pooled(w) => ProofJob::pooled(w, r, s),
+            Synthesized::Plain(a) => ProofJob::with_randomness(a, r, s),
+        }
+    }
+}
+
+/// The reusable witness buffers of a prover: pinned for the GPU's copy
+/// engine on the GPU backend, none on the CPU (whose prestage consumes the
+/// witness's memory).
+#[cfg_attr(not(feature = "cuda"), allow(unused_variables))]
+fn witness_pool(engine: &Engine, max: usize) -> Option<WitnessPool> {
+    match engine {
+        Engine::Cpu => None,
+        #[cfg(feature = "cuda")]
+        Engine::Gpu(gpu) => {
+            if max == 0 {
+                return None;
+            }
+            let lay = gpu.layout();
+            let capacity = crate::witness_pool::WitnessCapacity { evaluations: lay.domain, inputs: lay.inputs, aux: lay.aux() };
+            let pinner = crate::gpu::CudaPinner::new(gpu.devices()[0].ordinal)
+                .map_err(|e| log::warn!("witness buffers will not be pinned: {e}"))
+                .ok()
+                .map(|p| Box::new(p) as Box<dyn crate::witness_pool::HostPinner>);
+            Some(WitnessPool::new(max, capacity, pinner))
+        }
     }
 }
 

@@ -1,23 +1,57 @@
 //! Wall-clock time of each proving phase, for logs and benchmarks.
 
 use std::fmt;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PhaseTimings {
-    /// Validation and witness preparation (GPU: slot wait and upload).
+    /// Validation and witness preparation (GPU: waiting for the device's
+    /// upload turn, and the upload).
     pub prestage: Duration,
-    /// The H polynomial: inverse, coset and coset-inverse NTTs.
+    /// GPU: the copy engine's time for the witness upload (device events),
+    /// part of `prestage`.
+    pub upload: Duration,
+    /// GPU: bytes of the witness the copy engine read directly from a
+    /// pinned witness buffer (the rest went through staging copies).
+    pub pinned_bytes: usize,
+    /// The H polynomial: inverse, coset and coset-inverse NTTs (GPU: device
+    /// time, not counting a wait for the previous proof's compute).
     pub ntt: Duration,
     /// All multi-scalar multiplications (H, L, A, B in G1 and G2).
     pub msm: Duration,
     /// Combining the MSM results with r and s.
     pub assemble: Duration,
+    /// When `prestage` began and returned (host clock).
+    pub prestage_span: Option<(Instant, Instant)>,
+    /// When `compute` was called and returned (host clock): on a shared
+    /// GPU it includes waiting for the computes enqueued before it.
+    pub compute_span: Option<(Instant, Instant)>,
 }
 
 impl PhaseTimings {
+    /// The phases' durations added up (not the wall time, which also
+    /// holds the waits between phases).
     pub fn total(&self) -> Duration {
         self.prestage + self.ntt + self.msm + self.assemble
+    }
+
+    /// The device's busy time for the compute phase (H step and MSMs).
+    pub fn device_compute(&self) -> Duration {
+        self.ntt + self.msm
+    }
+
+    /// Where the phases fell, in seconds after `origin` (a batch's start):
+    /// "pre-stage 0.000–0.512 s, compute 0.512–1.901 s (device 1.361 s)".
+    pub fn timeline(&self, origin: Instant) -> String {
+        let secs = |t: Instant| t.saturating_duration_since(origin).as_secs_f64();
+        let span = |s: Option<(Instant, Instant)>| s.map_or("–".to_string(), |(a, b)| format!("{:.3}–{:.3} s", secs(a), secs(b)));
+        format!(
+            "pre-stage {} (upload {:.3?}), compute {} (device {:.3?})",
+            span(self.prestage_span),
+            self.upload,
+            span(self.compute_span),
+            self.device_compute()
+        )
     }
 }
 
@@ -25,8 +59,13 @@ impl fmt::Display for PhaseTimings {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "prestage {:.3?}, ntt {:.3?}, msm {:.3?}, assemble {:.3?}, total {:.3?}",
-            self.prestage, self.ntt, self.msm, self.assemble, self.total()
+            "prestage {:.3?} (upload {:.3?}), ntt {:.3?}, msm {:.3?}, assemble {:.3?}, total {:.3?}",
+            self.prestage,
+            self.upload,
+            self.ntt,
+            self.msm,
+            self.assemble,
+            self.total()
         )
     }
 }

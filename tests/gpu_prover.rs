@@ -9,7 +9,7 @@ use common::{MostlyBits, NoBQuery, TestCircuit};
 use cuzk::gpu::elementwise::scalar_limbs;
 use cuzk::gpu::GpuEngine;
 use cuzk::synthetic::SyntheticPorep;
-use cuzk::{synthesize, Backend, PhaseTimings, ProofJob, ProofShape, Prover, ProverConfig, ProverError};
+use cuzk::{synthesize, Backend, ComputeSharing, PhaseTimings, ProofJob, ProofShape, Prover, ProverConfig, ProverError};
 use ff::Field;
 
 fn gpu_config(workers: usize) -> ProverConfig {
@@ -194,5 +194,103 @@ fn engine_compute_runs_on_the_gpu_and_slots_survive_failures() {
     for slot in [0, 1] {
         let st = engine.prestage(slot, &shape, ProofJob::with_randomness(asg.clone(), r, s)).unwrap();
         assert_eq!(engine.compute(&params, st, &mut PhaseTimings::default()).unwrap(), want, "slot {slot}");
+    }
+}
+
+#[test]
+fn pinned_witness_buffers_prove_like_bellperson() {
+    if common::gpu_or_skip("pinned_witness_buffers_prove_like_bellperson").is_none() {
+        return;
+    }
+    let mut rng = common::rng();
+    let (constraints, inputs) = (3000, 4);
+    let params = common::params_for(SyntheticPorep::shape(constraints, inputs), &mut rng);
+    let prover = Prover::new(params.clone(), gpu_config(2)).expect("GPU prover");
+    let circuits: Vec<_> = (0..4).map(|i| SyntheticPorep::with_witness(constraints, inputs, 700 + i)).collect();
+    // Two buffers (one per worker): synthesized into, copied into, then a
+    // third job while both are lent gets a plain allocation.
+    let jobs = [
+        prover.job(circuits[0].clone(), &mut rng).unwrap(),
+        prover.job_from_assignment(&synthesize(circuits[1].clone()).unwrap(), &mut rng),
+        prover.job(circuits[2].clone(), &mut rng).unwrap(),
+    ];
+    assert_eq!(jobs.iter().map(ProofJob::is_pooled).collect::<Vec<_>>(), [true, true, false]);
+    assert_eq!(prover.witness_buffers(), (2, 0));
+    let rs: Vec<_> = jobs.iter().map(|j| (j.r, j.s)).collect();
+    let want = common::bellperson_proofs(&params, circuits[..3].to_vec(), &rs);
+    let [j0, j1, j2] = jobs;
+    let (s0, s1) = (prover.prestage(j0).unwrap(), prover.prestage(j1).unwrap());
+    assert_eq!(prover.witness_buffers(), (2, 2), "a staged job's buffer is free again");
+    for (i, staged) in [s0, s1].into_iter().enumerate() {
+        let (proof, timings) = prover.compute_timed(staged).unwrap();
+        assert!(timings.pinned_bytes > 0, "proof {i}: the witness was not read from pinned memory ({timings})");
+        assert_eq!(proof, want[i], "proof {i} (pinned) differs from bellperson's");
+    }
+    let (proof, timings) = prover.compute_timed(prover.prestage(j2).unwrap()).unwrap();
+    assert_eq!(timings.pinned_bytes, 0, "a plain job uploads through staging");
+    assert_eq!(proof, want[2], "proof 2 (staged) differs from bellperson's");
+    // A reused buffer: the old contents are cleared before synthesis.
+    let job = prover.job(circuits[3].clone(), &mut rng).unwrap();
+    assert!(job.is_pooled());
+    let want = common::bellperson_proofs(&params, vec![circuits[3].clone()], &[(job.r, job.s)]);
+    assert_eq!(prover.compute(prover.prestage(job).unwrap()).unwrap(), want[0], "proof from a reused buffer");
+    assert_eq!(prover.witness_buffers(), (2, 2));
+}
+
+#[test]
+fn serial_and_interleaved_computes_match_bellperson() {
+    if common::gpu_or_skip("serial_and_interleaved_computes_match_bellperson").is_none() {
+        return;
+    }
+    let mut rng = common::rng();
+    let (constraints, inputs) = (2500, 3);
+    let params = common::params_for(SyntheticPorep::shape(constraints, inputs), &mut rng);
+    for sharing in [ComputeSharing::Serial, ComputeSharing::Interleaved] {
+        // More workers than proofs, then more proofs than workers.
+        let config = ProverConfig { compute_sharing: sharing, ..gpu_config(3) };
+        let prover = Prover::new(params.clone(), config).expect("GPU prover");
+        common::assert_batch_matches_bellperson(&prover, &params, constraints, inputs, 2, &mut rng);
+        common::assert_batch_matches_bellperson(&prover, &params, constraints, inputs, 9, &mut rng);
+    }
+}
+
+#[test]
+fn serial_computes_go_on_after_drops_and_errors() {
+    if common::gpu_or_skip("serial_computes_go_on_after_drops_and_errors").is_none() {
+        return;
+    }
+    let mut rng = common::rng();
+    let (constraints, inputs) = (2500, 3);
+    let params = common::params_for(SyntheticPorep::shape(constraints, inputs), &mut rng);
+    let prover = Prover::new(params.clone(), ProverConfig { compute_sharing: ComputeSharing::Serial, ..gpu_config(3) }).expect("GPU prover");
+    let circuits: Vec<_> = (0..3).map(|i| SyntheticPorep::with_witness(constraints, inputs, 900 + i)).collect();
+    let rs = common::random_r_s(3, &mut rng);
+    let want = common::bellperson_proofs(&params, circuits.clone(), &rs);
+    let stage = |i: usize| prover.prestage(ProofJob::with_randomness(synthesize(circuits[i].clone()).unwrap(), rs[i].0, rs[i].1)).unwrap();
+    // Three staged; the middle one dropped; the others computed from two
+    // threads at once, the later-staged one first.
+    let (s0, s1, s2) = (stage(0), stage(1), stage(2));
+    drop(s1);
+    std::thread::scope(|scope| {
+        let late = scope.spawn(|| prover.compute(s2));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        assert_eq!(prover.compute(s0).unwrap(), want[0]);
+        assert_eq!(late.join().unwrap().unwrap(), want[2]);
+    });
+    // A batch with failing jobs among good ones (another circuit's size,
+    // an unsatisfied witness): each costs only its own proof.
+    let mut batch: Vec<_> = (0..6).map(|i| SyntheticPorep::with_witness(constraints, inputs, 950 + i)).collect();
+    batch[1] = SyntheticPorep::with_witness(constraints + 700, inputs, 1);
+    let rs = common::random_r_s(batch.len(), &mut rng);
+    let mut results = prover.prove_batch_with(batch.clone(), rs.clone());
+    let mut unsatisfied = synthesize(batch[4].clone()).unwrap();
+    unsatisfied.c[7] += Scalar::ONE;
+    results[4] = prover.prestage(ProofJob::with_randomness(unsatisfied, rs[4].0, rs[4].1)).and_then(|s| prover.compute(s));
+    assert!(matches!(results[1], Err(ProverError::ParamsMismatch { .. })), "{:?}", results[1]);
+    assert!(matches!(results[4], Err(ProverError::Unsatisfied { constraint: 7 })), "{:?}", results[4]);
+    let good: Vec<usize> = vec![0, 2, 3, 5];
+    let want = common::bellperson_proofs(&params, good.iter().map(|&i| batch[i].clone()).collect(), &good.iter().map(|&i| rs[i]).collect::<Vec<_>>());
+    for (k, &i) in good.iter().enumerate() {
+        assert_eq!(results[i].as_ref().unwrap(), &want[k], "proof {i}");
     }
 }

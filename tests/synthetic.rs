@@ -33,7 +33,7 @@ fn random_parameters_fit_their_shape_and_the_cpu_prover_runs_on_them() {
     let shape = ProofShape::of(&asg).unwrap();
     let params = random_parameters(&shape, 1);
     shape.check_params(&params).unwrap();
-    let config = ProverConfig { backend: Backend::Cpu, workers_per_device: 1, devices: Vec::new(), check_satisfied: false, synthesis_threads: 0, ntt_row_twiddles: true };
+    let config = ProverConfig { backend: Backend::Cpu, workers_per_device: 1, check_satisfied: false, ..Default::default() };
     let prover = Prover::new(params, config).unwrap();
     let mut rng = rand::thread_rng();
     let staged = prover.prestage(ProofJob::new(asg, &mut rng)).unwrap();

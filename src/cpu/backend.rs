@@ -28,7 +28,8 @@ pub(crate) struct CpuStaged {
 }
 
 pub(crate) fn prestage(job: ProofJob) -> CpuStaged {
-    let ProofJob { assignment: asg, r, s } = job;
+    let (r, s) = (job.r, job.s);
+    let asg = job.into_assignment();
     let input = to_bytes(&asg.input);
     let aux = to_bytes(&asg.aux);
     CpuStaged {

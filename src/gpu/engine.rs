@@ -12,12 +12,19 @@
 //! allocated or freed after `new`, and no call synchronizes the device: a
 //! worker only ever waits on its own stream's events.
 //!
+//! Sharing one device between workers: uploads take turns (one at a time
+//! runs at the link's full speed, so the first proof starts sooner), and
+//! compute phases of proofs that fill the GPU run one after another, each
+//! stream waiting on the previous compute's marker event
+//! (`compute_order.rs`), so one worker's upload overlaps another's compute
+//! instead of all phases running in lockstep.
+//!
 //! The slot's layout is in [`super::slot_layout`], the VRAM check in
 //! `vram.rs`, the eight MSMs' order and result places in `proof_msm.rs`.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bellperson::groth16::{Parameters, Proof};
 use blstrs::{Bls12, Scalar};
@@ -25,6 +32,8 @@ use cust::event::{Event, EventFlags};
 use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, DevicePointer, LockedBuffer};
 use cust::stream::{Stream, StreamFlags};
 use log::{debug, info};
+
+use super::compute_order::{ComputeOrder, Marker};
 
 use super::elementwise::scalar_limbs;
 use super::msm::{msm_g1, msm_g2, DeviceDensity, GpuBases, MsmConfig, MsmCurve, MsmInput, MsmPlan};
@@ -41,8 +50,10 @@ use crate::job::ProofJob;
 use crate::params::ProofShape;
 use crate::prover::ProverConfig;
 use crate::timings::PhaseTimings;
+use crate::witness_pool::Part;
 
-/// What all workers of one device share: read-only after `new`.
+/// What all workers of one device share: the read-only bases and tables,
+/// and the order of their uploads and computes.
 struct DeviceShared {
     ntt: GpuNtt,
     h: GpuBases,
@@ -50,6 +61,9 @@ struct DeviceShared {
     a: GpuBases,
     b_g1: GpuBases,
     b_g2: GpuBases,
+    /// Held by the worker whose witness is being uploaded.
+    upload_turn: Mutex<()>,
+    compute_order: ComputeOrder,
 }
 
 impl DeviceShared {
@@ -61,6 +75,8 @@ impl DeviceShared {
             a: GpuBases::upload_g1(gpu, &params.a)?,
             b_g1: GpuBases::upload_g1(gpu, &params.b_g1)?,
             b_g2: GpuBases::upload_g2(gpu, &params.b_g2)?,
+            upload_turn: Mutex::new(()),
+            compute_order: ComputeOrder::default(),
         })
     }
 
@@ -114,8 +130,12 @@ struct WorkerSlot {
     stream: Stream,
     vram: DeviceBuffer<u64>,
     stager: Mutex<PinnedStager>,
+    /// Around the witness upload (timing events: the copy engine's time).
+    upload_began: Event,
     uploaded: Event,
     compute: Mutex<ComputeBuffers>,
+    /// Recorded after each compute, for the next one on the device to wait on.
+    computed: Marker,
 }
 
 pub struct GpuEngine {
@@ -124,6 +144,8 @@ pub struct GpuEngine {
     devices: Vec<GpuDevice>,
     layout: SlotLayout,
     msm_config: MsmConfig,
+    /// Whether a device's computes run one at a time (`ComputeSharing`).
+    serial_compute: bool,
     h_steps_run: AtomicU64,
     msms_run: AtomicU64,
 }
@@ -154,6 +176,10 @@ pub struct GpuStaged {
     a_aux_ones: usize,
     b_input_ones: usize,
     b_aux_ones: usize,
+    /// The copy engine's time for the witness (zero if not measured).
+    pub(crate) upload: Duration,
+    /// Bytes read directly from pinned pool memory.
+    pub(crate) pinned_bytes: usize,
 }
 
 impl GpuEngine {
@@ -183,6 +209,7 @@ impl GpuEngine {
             .map_err(|e| ProverError::Config(format!("MSM plan: {e}")))?;
         let ntt_layout = GpuNtt::layout(layout.ntt_log(), config.ntt_row_twiddles)?;
         let budget = VramBudget::new(params, &layout, ntt_layout, arena_words, config.workers_per_device);
+        let serial_compute = config.compute_sharing.serial(layout.ntt_log());
         // Built up in place, so that an error half way frees what was
         // reserved in the right contexts (Drop).
         let mut engine = GpuEngine {
@@ -191,6 +218,7 @@ impl GpuEngine {
             devices,
             layout,
             msm_config,
+            serial_compute,
             h_steps_run: AtomicU64::new(0),
             msms_run: AtomicU64::new(0),
         };
@@ -217,11 +245,18 @@ impl GpuEngine {
                     stream: Stream::new(StreamFlags::NON_BLOCKING, None).map_err(|e| gpu_err("stream", e))?,
                     vram,
                     stager: Mutex::new(PinnedStager::new()?),
-                    uploaded: Event::new(EventFlags::DISABLE_TIMING).map_err(|e| gpu_err("event", e))?,
+                    upload_began: Event::new(EventFlags::DEFAULT).map_err(|e| gpu_err("event", e))?,
+                    uploaded: Event::new(EventFlags::BLOCKING_SYNC).map_err(|e| gpu_err("event", e))?,
                     compute: Mutex::new(ComputeBuffers::new(&layout, arena_words)?),
+                    computed: Marker::new()?,
                 });
             }
-            info!("GPU {}: reserved {budget}; {} free before", gpu.ordinal, gib(free));
+            info!(
+                "GPU {}: reserved {budget}; {} free before; computes {}",
+                gpu.ordinal,
+                gib(free),
+                if serial_compute { "one at a time" } else { "interleaved" }
+            );
         }
         Ok(engine)
     }
@@ -249,13 +284,18 @@ impl GpuEngine {
         self.msms_run.load(Ordering::Relaxed)
     }
 
-    /// Uploads the job's witness into `slot` on the slot's stream.
+    /// Uploads the job's witness into `slot` on the slot's stream and waits
+    /// for it: when this returns the witness is in VRAM and the job's host
+    /// buffer is free again (a pooled one is back in its pool). Parts that
+    /// lie in pinned pool memory are copied directly by the copy engine;
+    /// the rest go through the slot's pinned staging chunks. Uploads to one
+    /// device take turns.
     pub fn prestage(&self, slot: usize, shape: &ProofShape, job: ProofJob) -> Result<GpuStaged, ProverError> {
         let ws = self.slot(slot)?;
         self.devices[ws.device].bind()?;
         let lay = &self.layout;
         // The uploads below are sized by it: it must be the job's own.
-        if ProofShape::of(&job.assignment)? != *shape {
+        if ProofShape::of(job.assignment())? != *shape {
             return Err(ProverError::Config("pre-stage given the shape of another assignment".into()));
         }
         if shape.domain_size() != lay.domain {
@@ -266,23 +306,28 @@ impl GpuEngine {
             let (params, circuit) = if shape.inputs != lay.inputs { (lay.inputs, shape.inputs) } else { (lay.aux(), shape.aux) };
             return Err(ProverError::ParamsMismatch { what, params, circuit });
         }
+        let asg = job.assignment();
+        let turn = self.shared[ws.device].upload_turn.lock().unwrap_or_else(|e| e.into_inner());
         let t = Instant::now();
-        let asg = &job.assignment;
-        let base = ws.vram.as_device_ptr();
-        // SAFETY: every offset below is a region of the slot (SlotLayout).
-        let at = |words: usize| unsafe { base.add(words) };
         let mut stager = ws.stager.lock().unwrap_or_else(|e| e.into_inner());
-        for (which, values) in [&asg.a, &asg.b, &asg.c].into_iter().enumerate() {
-            stager.upload(&ws.stream, at(lay.abc(which)), scalar_limbs(values))?;
-            zero_async(&ws.stream, at(lay.abc(which) + values.len() * FR_WORDS), (lay.domain - values.len()) * FR_WORDS)?;
+        // Waited for even after an error: the job's memory (the copies'
+        // source) is freed or reused when this returns.
+        let uploaded = self
+            .enqueue_upload(ws, &mut stager, &job)
+            .and_then(|direct| ws.uploaded.synchronize().map(|()| direct).map_err(|e| gpu_err("witness upload", e)));
+        if uploaded.is_err() {
+            let _ = ws.stream.synchronize();
         }
-        stager.upload(&ws.stream, at(lay.scalars_at()), scalar_limbs(&asg.input))?;
-        stager.upload(&ws.stream, at(lay.aux_scalars_at()), scalar_limbs(&asg.aux))?;
-        stager.upload(&ws.stream, at(lay.a_aux_density_at()), asg.a_aux_density.words())?;
-        stager.upload(&ws.stream, at(lay.b_aux_density_at()), asg.b_aux_density.words())?;
-        stager.upload(&ws.stream, at(lay.b_input_density_at()), asg.b_input_density.words())?;
-        ws.uploaded.record(&ws.stream).map_err(|e| gpu_err("record upload event", e))?;
-        debug!("slot {slot}: witness enqueued in {:.3?}", t.elapsed());
+        drop((stager, turn));
+        let direct = uploaded?;
+        // A timing query that fails costs the log its figure, never the proof.
+        let upload = ws.uploaded.elapsed(&ws.upload_began).unwrap_or_default();
+        debug!(
+            "slot {slot}: witness uploaded in {:.3?} ({upload:.3?} on the copy engine, {:.2} of {:.2} GB read directly from pinned memory)",
+            t.elapsed(),
+            direct as f64 / 1e9,
+            asg.value_bytes() as f64 / 1e9
+        );
         Ok(GpuStaged {
             slot,
             evaluations: asg.a.len(),
@@ -291,7 +336,41 @@ impl GpuEngine {
             a_aux_ones: asg.a_aux_density.count_ones(),
             b_input_ones: asg.b_input_density.count_ones(),
             b_aux_ones: asg.b_aux_density.count_ones(),
+            upload,
+            pinned_bytes: direct,
         })
+    }
+
+    /// Enqueues the copies of a job's witness into its slot between the
+    /// slot's upload events; returns the bytes read directly from pinned
+    /// pool memory (the rest went through the staging chunks).
+    fn enqueue_upload(&self, ws: &WorkerSlot, stager: &mut PinnedStager, job: &ProofJob) -> Result<usize, ProverError> {
+        let lay = &self.layout;
+        let asg = job.assignment();
+        let base = ws.vram.as_device_ptr();
+        // SAFETY: every offset below is a region of the slot (SlotLayout).
+        let at = |words: usize| unsafe { base.add(words) };
+        let mut direct = 0;
+        let mut upload = |stager: &mut PinnedStager, part: Part, to: usize| match job.pooled_witness().and_then(|w| w.pinned(part)) {
+            Some(values) => {
+                direct += std::mem::size_of_val(values);
+                copy_pinned(&ws.stream, at(to), scalar_limbs(values))
+            }
+            None => stager.upload(&ws.stream, at(to), scalar_limbs(part.of(asg))),
+        };
+        ws.upload_began.record(&ws.stream).map_err(|e| gpu_err("record upload event", e))?;
+        for (which, part) in [Part::A, Part::B, Part::C].into_iter().enumerate() {
+            upload(stager, part, lay.abc(which))?;
+            let len = part.of(asg).len();
+            zero_async(&ws.stream, at(lay.abc(which) + len * FR_WORDS), (lay.domain - len) * FR_WORDS)?;
+        }
+        upload(stager, Part::Input, lay.scalars_at())?;
+        upload(stager, Part::Aux, lay.aux_scalars_at())?;
+        stager.upload(&ws.stream, at(lay.a_aux_density_at()), asg.a_aux_density.words())?;
+        stager.upload(&ws.stream, at(lay.b_aux_density_at()), asg.b_aux_density.words())?;
+        stager.upload(&ws.stream, at(lay.b_input_density_at()), asg.b_input_density.words())?;
+        ws.uploaded.record(&ws.stream).map_err(|e| gpu_err("record upload event", e))?;
+        Ok(direct)
     }
 
     /// Computes the proof of a staged witness on its worker's stream: the H
@@ -301,23 +380,25 @@ impl GpuEngine {
     pub fn compute(&self, params: &Parameters<Bls12>, st: GpuStaged, timings: &mut PhaseTimings) -> Result<Proof<Bls12>, ProverError> {
         let ws = self.slot(st.slot)?;
         self.devices[ws.device].bind()?;
-        let t = Instant::now();
-        ws.uploaded.synchronize().map_err(|e| gpu_err("witness upload", e))?;
-        timings.prestage += t.elapsed();
-
         let mut bufs = ws.compute.lock().unwrap_or_else(|e| e.into_inner());
-        let ran = match self.enqueue_proof(ws, &st, &mut bufs) {
-            Ok(ran) => ran,
-            Err(e) => {
-                // Let whatever was enqueued finish, so the next proof finds
-                // the slot's buffers idle.
-                let _ = ws.stream.synchronize();
-                return Err(e);
+        let ran = if self.serial_compute {
+            let slots = &self.slots;
+            self.shared[ws.device].compute_order.serialized(st.slot, &ws.stream, |i| &slots[i].computed, || self.enqueue_proof(ws, &st, &mut bufs))?
+        } else {
+            match self.enqueue_proof(ws, &st, &mut bufs) {
+                Ok(ran) => ran,
+                Err(e) => {
+                    // Let whatever was enqueued finish, so the next proof
+                    // finds the slot's buffers idle.
+                    let _ = ws.stream.synchronize();
+                    return Err(e);
+                }
             }
         };
         bufs.done.synchronize().map_err(|e| gpu_err("H step and MSMs", e))?;
-        timings.ntt = bufs.h_done.elapsed(&bufs.began).map_err(|e| gpu_err("H step timing", e))?;
-        timings.msm = bufs.done.elapsed(&bufs.h_done).map_err(|e| gpu_err("MSM timing", e))?;
+        // A timing query that fails costs the log its figure, never the proof.
+        timings.ntt = bufs.h_done.elapsed(&bufs.began).unwrap_or_default();
+        timings.msm = bufs.done.elapsed(&bufs.h_done).unwrap_or_default();
         let m = msm_results(&bufs.results_host[..], ran);
 
         let t = Instant::now();
@@ -328,7 +409,7 @@ impl GpuEngine {
             let mut each = String::new();
             let mut prev = &bufs.h_done;
             for (msm, event) in ProofMsm::ALL.iter().zip(&bufs.msm_done) {
-                let took = event.elapsed(prev).map_err(|e| gpu_err("MSM timing", e))?;
+                let took = event.elapsed(prev).unwrap_or_default();
                 each += &format!(" {msm:?} {took:.3?}");
                 prev = event;
             }
@@ -413,6 +494,22 @@ impl GpuEngine {
 
     fn slot(&self, slot: usize) -> Result<&WorkerSlot, ProverError> {
         self.slots.get(slot).ok_or_else(|| ProverError::Config(format!("no worker slot {slot}")))
+    }
+}
+
+/// Enqueues a copy from pinned host memory: the copy engine reads `src`
+/// directly, asynchronously to the host.
+fn copy_pinned(stream: &Stream, dst: DevicePointer<u64>, src: &[u64]) -> Result<(), ProverError> {
+    if src.is_empty() {
+        return Ok(());
+    }
+    // SAFETY: dst has room for src (the slot layout); src is pinned pool
+    // memory that the caller keeps in place until the stream has copied it.
+    unsafe {
+        sys_check(
+            "host to device copy (pinned)",
+            cust::sys::cuMemcpyHtoDAsync_v2(dst.as_raw(), src.as_ptr().cast(), std::mem::size_of_val(src), stream.as_inner()),
+        )
     }
 }
 

@@ -5,7 +5,9 @@
 //! in [`GpuEngine::new`] and the proving phases order their work with
 //! streams and events only.
 
+mod compute_order;
 mod engine;
+mod host_pin;
 mod proof_msm;
 mod slot_layout;
 mod vram;
@@ -17,6 +19,7 @@ mod runtime;
 mod upload;
 
 pub use engine::{GpuEngine, GpuStaged};
+pub(crate) use host_pin::CudaPinner;
 pub use slot_layout::SlotLayout;
 pub use runtime::{cubin_path, discover, GpuDevice};
 
