@@ -3,7 +3,8 @@
 # scripts/gpu-bundle.sh: the GPU tests, then the benches (arithmetic with
 # every multiplication variant, MSM with every register-cap variant, NTT).
 # Usage: scripts/gpu-measure.sh [tests] [arith] [msm] [msm-tables] [msm-windows] [ntt]
-# [ntt-variants] [ncu] [partition] [overlap] [small-overlap] (default: tests arith msm ntt). GPU_TESTS="gpu_ntt
+# [ntt-variants] [ncu] [partition] [overlap] [small-overlap] [sharing-sweep]
+# (default: tests arith msm ntt). GPU_TESTS="gpu_ntt
 # gpu_msm:g2_large" limits the tests to those binaries / filters.
 # Writes logs to ${OUT:-/tmp/cuzk-out}.
 set -uo pipefail
@@ -92,6 +93,18 @@ if want small-overlap; then
     done
   done
   echo "small overlap done at $(( $(date +%s) - t0 )) s"
+fi
+if want sharing-sweep; then
+  # Where computes one at a time start to beat interleaved ones (2 workers,
+  # GPU side alone): 2^22 … 2^26 both ways, 2^27 interleaved (its serial
+  # figure is the overlap part's).
+  for run in "4000000 12 serial" "4000000 12 interleaved" "16000000 10 serial" "16000000 10 interleaved" \
+             "64000000 6 serial" "64000000 6 interleaved" "130278869 5 interleaved"; do
+    read -r c proofs sharing <<< "$run"
+    .gpu/bin/bench-gpu_partition --constraints $c --aux $c --inputs 328 --proofs $proofs --workers 2 --sharing $sharing 2>&1 \
+      | grep -E "^(pipelined|proof alone #1)" | sed "s/^/[$c $sharing] /" | tee -a "$out/bench-sharing-sweep.txt"
+  done
+  echo "sharing sweep done at $(( $(date +%s) - t0 )) s"
 fi
 if want ncu; then
   # One launch of each hot kernel: stall reasons, occupancy, pipes, memory.

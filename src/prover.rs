@@ -97,8 +97,13 @@ pub enum ComputeSharing {
 }
 
 impl ComputeSharing {
-    /// The smallest domain (log2) that `Auto` computes one at a time.
-    pub const SERIAL_FROM_LOG: u32 = 20;
+    /// The smallest domain (log2) that `Auto` computes one at a time. On an
+    /// H200 with 2 workers (2026-12-01) interleaving won up to 2^24 (2^17:
+    /// 24 ms per proof against 43 one at a time; 2^24: 0.242 s against
+    /// 0.256) and lost from 2^26 (0.837 s against 0.772 over 6 proofs; 2^27:
+    /// 1.69 s against 1.42 over 5, each proof taking 2.05 s of GPU time
+    /// instead of 1.36).
+    pub const SERIAL_FROM_LOG: u32 = 25;
 
     /// Whether computes of a 2^`log_domain` domain run one at a time.
     pub fn serial(self, log_domain: u32) -> bool {
