@@ -95,6 +95,8 @@ fn main() {
             check_satisfied: false,
             compute_sharing: args.sharing,
             pinned_witnesses: args.pinned,
+            // Random bases: the proofs cannot verify.
+            verify_proofs: Some(false),
             ..Default::default()
         };
         let t = Instant::now();

@@ -128,6 +128,9 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
             ntt_row_twiddles: !args.compact_ntt_tables,
             compute_sharing: args.compute_sharing,
             pinned_witnesses: args.pinned,
+            // Random bases make proofs that cannot verify; real ones are
+            // checked by the prover (on the GPU by default) and again below.
+            verify_proofs: if args.random_bases { Some(false) } else { None },
             ..Default::default()
         })?;
     println!("backend: {:?}, workers: {}, ready in {:.3?}", prover.backend(), prover.workers(), t.elapsed());

@@ -98,8 +98,11 @@ if want sharing-sweep; then
   # Where computes one at a time start to beat interleaved ones (2 workers,
   # GPU side alone): 2^22 … 2^26 both ways, 2^27 interleaved (its serial
   # figure is the overlap part's).
-  for run in "4000000 12 serial" "4000000 12 interleaved" "16000000 10 serial" "16000000 10 interleaved" \
-             "64000000 6 serial" "64000000 6 interleaved" "130278869 5 interleaved"; do
+  # SWEEP="constraints proofs sharing;…" replaces the default runs.
+  runs=("4000000 12 serial" "4000000 12 interleaved" "16000000 10 serial" "16000000 10 interleaved"
+        "64000000 6 serial" "64000000 6 interleaved" "130278869 5 interleaved")
+  [ -n "${SWEEP:-}" ] && IFS=';' read -ra runs <<< "$SWEEP"
+  for run in "${runs[@]}"; do
     read -r c proofs sharing <<< "$run"
     .gpu/bin/bench-gpu_partition --constraints $c --aux $c --inputs 328 --proofs $proofs --workers 2 --sharing $sharing 2>&1 \
       | grep -E "^(pipelined|proof alone #1)" | sed "s/^/[$c $sharing] /" | tee -a "$out/bench-sharing-sweep.txt"

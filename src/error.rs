@@ -42,6 +42,12 @@ pub enum ProverError {
 
     #[error("a proving worker panicked: {0}")]
     WorkerPanicked(String),
+
+    #[error("the proof failed verification before it was returned ({0}); it was discarded")]
+    InvalidProof(String),
+
+    #[error("this staged proof was pre-staged by another prover; compute it with that one")]
+    ForeignStaged,
 }
 
 pub type Result<T, E = ProverError> = std::result::Result<T, E>;

@@ -31,5 +31,5 @@ pub use assignment::{synthesize, synthesize_batch, Assignment};
 pub use error::{ProverError, Result};
 pub use job::{random_r_s, ProofJob};
 pub use params::ProofShape;
-pub use prover::{Backend, ComputeSharing, Prover, ProverConfig, Staged};
+pub use prover::{Backend, ComputeSharing, Prover, ProverConfig, Staged, MAX_WORKERS_PER_DEVICE};
 pub use timings::PhaseTimings;

@@ -1,12 +1,13 @@
 //! The public prover: two explicit phases per proof, pipelined over workers.
 
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Instant;
 
-use bellperson::groth16::{Parameters, Proof};
+use bellperson::groth16::{Parameters, PreparedVerifyingKey, Proof};
 use bellperson::Circuit;
 use blstrs::{Bls12, Scalar};
-use log::{debug, info};
+use log::{debug, error, info};
 use rand_core::RngCore;
 
 use crate::assignment::{panic_message, synthesize, synthesize_into, Assignment};
@@ -62,7 +63,17 @@ pub struct ProverConfig {
     /// life once made. `None`: one per worker; `Some(0)`: none (plain
     /// allocations, staged uploads). Jobs beyond them use plain allocations.
     pub pinned_witnesses: Option<usize>,
+    /// Check every proof against the verifying key before returning it (a
+    /// few milliseconds of pairings per proof); one that fails is discarded
+    /// as `ProverError::InvalidProof` and counted. `None`: on for the GPU
+    /// backend, off for the CPU. Parameters made of random points (benches)
+    /// never verify: turn it off for them.
+    pub verify_proofs: Option<bool>,
 }
+
+/// Most workers per device: each holds a VRAM slot of a whole witness and
+/// threads of its own, so more only waste memory.
+pub const MAX_WORKERS_PER_DEVICE: usize = 64;
 
 impl Default for ProverConfig {
     fn default() -> Self {
@@ -75,6 +86,7 @@ impl Default for ProverConfig {
             ntt_row_twiddles: true,
             compute_sharing: ComputeSharing::Auto,
             pinned_witnesses: None,
+            verify_proofs: None,
         }
     }
 }
@@ -162,7 +174,15 @@ pub struct Prover {
     engine: Engine,
     slots: Arc<SlotPool>,
     workers: usize,
+    /// Tells this prover's `Staged` values from other provers'.
+    id: u64,
+    /// The verifying key, prepared, when proofs are checked before return.
+    verifier: Option<PreparedVerifyingKey<Bls12>>,
+    rejected: AtomicU64,
 }
+
+/// Prover ids, unique within the process.
+static NEXT_PROVER_ID: AtomicU64 = AtomicU64::new(1);
 
 /// A proof after its pre-stage: validated, its witness prepared (on the GPU:
 /// uploaded into its worker's VRAM slot), holding that worker slot until it
@@ -171,6 +191,10 @@ pub struct Staged {
     inner: StagedInner,
     shape: ProofShape,
     timings: PhaseTimings,
+    /// The id of the prover that staged it (its slot is that prover's).
+    prover: u64,
+    /// Public inputs without ONE, for the check before return.
+    public_inputs: Vec<Scalar>,
     _slot: SlotGuard,
 }
 
@@ -194,15 +218,28 @@ impl Staged {
 
 impl Prover {
     pub fn new(params: impl Into<Arc<Parameters<Bls12>>>, config: ProverConfig) -> Result<Self, ProverError> {
-        if config.workers_per_device == 0 {
-            return Err(ProverError::Config("workers_per_device must be at least 1".into()));
+        if !(1..=MAX_WORKERS_PER_DEVICE).contains(&config.workers_per_device) {
+            return Err(ProverError::Config(format!("workers_per_device must be 1 to {MAX_WORKERS_PER_DEVICE}, not {}", config.workers_per_device)));
+        }
+        let mut seen = std::collections::HashSet::new();
+        if let Some(dup) = config.devices.iter().find(|&&d| !seen.insert(d)) {
+            return Err(ProverError::Config(format!("GPU {dup} is listed twice in devices")));
         }
         let params = params.into();
         let (engine, devices) = resolve_engine(&params, &config)?;
         let workers = devices * config.workers_per_device;
         info!("cuzk prover: backend {}, {} worker(s)", engine_name(&engine), workers);
         let witnesses = witness_pool(&engine, config.pinned_witnesses.unwrap_or(workers));
-        Ok(Prover { params, slots: SlotPool::new(workers), workers, witnesses, engine, config })
+        let verify = config.verify_proofs.unwrap_or(!matches!(engine, Engine::Cpu));
+        let verifier = verify.then(|| bellperson::groth16::prepare_verifying_key(&params.vk));
+        let id = NEXT_PROVER_ID.fetch_add(1, Ordering::Relaxed);
+        Ok(Prover { params, slots: SlotPool::new(workers), workers, witnesses, engine, config, id, verifier, rejected: AtomicU64::new(0) })
+    }
+
+    /// Proofs that failed the check before return (`verify_proofs`) and
+    /// were discarded, since the prover was built.
+    pub fn proofs_rejected(&self) -> u64 {
+        self.rejected.load(Ordering::Relaxed)
     }
 
     /// The backend this prover resolved to: `Cpu` or `Gpu`, never `Auto`.
@@ -278,6 +315,7 @@ impl Prover {
                 return Err(ProverError::Unsatisfied { constraint });
             }
         }
+        let public_inputs = if self.verifier.is_some() { job.assignment().input[1..].to_vec() } else { Vec::new() };
         let slot = self.slots.acquire();
         let mut timings = PhaseTimings::default();
         let inner = match &self.engine {
@@ -293,7 +331,7 @@ impl Prover {
         let end = Instant::now();
         timings.prestage = end - start;
         timings.prestage_span = Some((start, end));
-        Ok(Staged { inner, shape, timings, _slot: slot })
+        Ok(Staged { inner, shape, timings, prover: self.id, public_inputs, _slot: slot })
     }
 
     /// Phase two: H, all MSMs and assembly. Frees the worker slot.
@@ -304,15 +342,29 @@ impl Prover {
     /// `compute`, also returning how long each phase took.
     pub fn compute_timed(&self, staged: Staged) -> Result<(Proof<Bls12>, PhaseTimings), ProverError> {
         let start = Instant::now();
-        let Staged { inner, shape, mut timings, _slot } = staged;
-        let proof = match inner {
-            StagedInner::Cpu(st) => cpu::compute(&self.params, st, &mut timings)?,
+        let Staged { inner, shape, mut timings, prover, public_inputs, _slot } = staged;
+        // Another prover's slot index means another witness here (or none).
+        if prover != self.id {
+            return Err(ProverError::ForeignStaged);
+        }
+        let proof = match (inner, &self.engine) {
+            (StagedInner::Cpu(st), _) => cpu::compute(&self.params, st, &mut timings)?,
             #[cfg(feature = "cuda")]
-            StagedInner::Gpu(st) => match &self.engine {
-                Engine::Gpu(gpu) => gpu.compute(&self.params, st, &mut timings)?,
-                Engine::Cpu => unreachable!("GPU-staged proof on a CPU prover"),
-            },
+            (StagedInner::Gpu(st), Engine::Gpu(gpu)) => gpu.compute(&self.params, st, &mut timings)?,
+            #[cfg(feature = "cuda")]
+            (StagedInner::Gpu(_), Engine::Cpu) => return Err(ProverError::ForeignStaged),
         };
+        if let Some(pvk) = &self.verifier {
+            let t = Instant::now();
+            let verdict = bellperson::groth16::verify_proof(pvk, &proof, &public_inputs);
+            timings.verify = t.elapsed();
+            if !matches!(verdict, Ok(true)) {
+                self.rejected.fetch_add(1, Ordering::Relaxed);
+                let why = verdict.map_or_else(|e| format!("verifier error: {e}"), |_| "the pairing check failed".into());
+                error!("proof of {} constraints rejected before return ({why}): {timings}", shape.constraints);
+                return Err(ProverError::InvalidProof(why));
+            }
+        }
         timings.compute_span = Some((start, Instant::now()));
         info!("proof of {} constraints (2^{} domain): {}", shape.constraints, shape.log_domain, timings);
         Ok((proof, timings))
@@ -371,7 +423,7 @@ impl Prover {
                     Err(_) => items.into_iter().for_each(synth),
                 }
             });
-            for _ in 0..self.workers {
+            for _ in 0..self.workers.min(count) {
                 scope.spawn(|| loop {
                     let next = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
                     let Ok((i, job)) = next else { break };
@@ -479,7 +531,9 @@ fn resolve_engine(params: &Parameters<Bls12>, config: &ProverConfig) -> Result<(
                     return Ok((Engine::Gpu(gpu), devices));
                 }
                 Err(ProverError::NoGpu(why)) => info!("no usable GPU ({why}); proving on the CPU"),
-                Err(e) => return Err(e),
+                // Too little VRAM, a module that fails to load, …: the CPU
+                // still proves, and the reason is in the log.
+                Err(e) => log::warn!("the GPU cannot be used ({e}); proving on the CPU"),
             }
             let _ = params;
             Ok((Engine::Cpu, 1))

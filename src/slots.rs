@@ -5,24 +5,27 @@
 //! proof gives it back when it is computed or dropped, so the number of proofs
 //! in flight never exceeds what was reserved, and nothing is allocated later.
 
+use std::collections::VecDeque;
 use std::sync::{Arc, Condvar, Mutex};
 
+/// Free slots, least recently used first: with fewer proofs in flight than
+/// slots, work still rotates over all slots (slots are numbered device by
+/// device, so the rotation reaches every device).
 pub(crate) struct SlotPool {
-    free: Mutex<Vec<usize>>,
+    free: Mutex<VecDeque<usize>>,
     available: Condvar,
 }
 
 impl SlotPool {
     pub fn new(count: usize) -> Arc<Self> {
-        // Reversed so that slot 0 is handed out first.
-        Arc::new(SlotPool { free: Mutex::new((0..count).rev().collect()), available: Condvar::new() })
+        Arc::new(SlotPool { free: Mutex::new((0..count).collect()), available: Condvar::new() })
     }
 
     /// Blocks until a slot is free.
     pub fn acquire(self: &Arc<Self>) -> SlotGuard {
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());
         loop {
-            if let Some(index) = free.pop() {
+            if let Some(index) = free.pop_front() {
                 return SlotGuard { pool: Arc::clone(self), index };
             }
             free = self.available.wait(free).unwrap_or_else(|e| e.into_inner());
@@ -38,7 +41,7 @@ pub(crate) struct SlotGuard {
 
 impl Drop for SlotGuard {
     fn drop(&mut self) {
-        self.pool.free.lock().unwrap_or_else(|e| e.into_inner()).push(self.index);
+        self.pool.free.lock().unwrap_or_else(|e| e.into_inner()).push_back(self.index);
         self.pool.available.notify_one();
     }
 }
@@ -61,5 +64,16 @@ mod tests {
         assert!(!waiter.is_finished(), "second acquire must wait while the only slot is held");
         drop(held);
         assert_eq!(waiter.join().unwrap(), 0);
+    }
+
+    #[test]
+    fn the_least_recently_used_slot_is_handed_out() {
+        let pool = SlotPool::new(3);
+        let first = pool.acquire();
+        assert_eq!(first.index, 0);
+        drop(first);
+        // Not slot 0 again: the others have waited longer.
+        assert_eq!(pool.acquire().index, 1);
+        assert_eq!(pool.acquire().index, 2);
     }
 }

@@ -21,6 +21,8 @@ pub struct PhaseTimings {
     pub msm: Duration,
     /// Combining the MSM results with r and s.
     pub assemble: Duration,
+    /// The check of the proof against the verifying key (`verify_proofs`).
+    pub verify: Duration,
     /// When `prestage` began and returned (host clock).
     pub prestage_span: Option<(Instant, Instant)>,
     /// When `compute` was called and returned (host clock): on a shared
@@ -32,7 +34,7 @@ impl PhaseTimings {
     /// The phases' durations added up (not the wall time, which also
     /// holds the waits between phases).
     pub fn total(&self) -> Duration {
-        self.prestage + self.ntt + self.msm + self.assemble
+        self.prestage + self.ntt + self.msm + self.assemble + self.verify
     }
 
     /// The device's busy time for the compute phase (H step and MSMs).
@@ -59,12 +61,13 @@ impl fmt::Display for PhaseTimings {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "prestage {:.3?} (upload {:.3?}), ntt {:.3?}, msm {:.3?}, assemble {:.3?}, total {:.3?}",
+            "prestage {:.3?} (upload {:.3?}), ntt {:.3?}, msm {:.3?}, assemble {:.3?}, verify {:.3?}, total {:.3?}",
             self.prestage,
             self.upload,
             self.ntt,
             self.msm,
             self.assemble,
+            self.verify,
             self.total()
         )
     }

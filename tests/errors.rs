@@ -81,11 +81,71 @@ fn identity_delta_is_refused() {
 }
 
 #[test]
-fn zero_workers_is_a_config_error() {
+fn worker_counts_out_of_range_are_config_errors() {
     let mut rng = rng();
     let params = params_for(TestCircuit::Square(None), &mut rng);
-    let config = ProverConfig { backend: Backend::Cpu, workers_per_device: 0, ..Default::default() };
-    assert!(matches!(Prover::new(params, config), Err(ProverError::Config(_))));
+    // usize::MAX once tried to reserve that many slots (an abort, not an error).
+    for workers in [0, cuzk::MAX_WORKERS_PER_DEVICE + 1, usize::MAX] {
+        let config = ProverConfig { backend: Backend::Cpu, workers_per_device: workers, ..Default::default() };
+        assert!(matches!(Prover::new(params.clone(), config), Err(ProverError::Config(_))), "{workers} workers");
+    }
+}
+
+#[test]
+fn a_device_listed_twice_is_a_config_error() {
+    let mut rng = rng();
+    let params = params_for(TestCircuit::Square(None), &mut rng);
+    for backend in [Backend::Gpu, Backend::Auto] {
+        let config = ProverConfig { backend, devices: vec![0, 0], ..Default::default() };
+        let err = Prover::new(params.clone(), config).err().expect("refused");
+        assert!(matches!(err, ProverError::Config(ref m) if m.contains("twice")), "{err}");
+    }
+}
+
+#[test]
+fn a_staged_proof_of_another_prover_is_refused() {
+    let (a, mut rng) = square_prover();
+    let (b, _) = square_prover();
+    let staged = a.prestage(a.job(TestCircuit::Square(Some(Scalar::from(3u64))), &mut rng).unwrap()).unwrap();
+    // Computed with b's parameters it would be a wrong proof.
+    assert!(matches!(b.compute(staged), Err(ProverError::ForeignStaged)));
+    // b's slot was not taken, a's came back: both still prove.
+    for p in [&a, &b] {
+        let x = Scalar::random(&mut rng);
+        let proof = p.prove(TestCircuit::Square(Some(x)), &mut rng).unwrap();
+        assert!(common::verifies(p.params(), &proof, &[x.square()]));
+    }
+}
+
+#[test]
+fn an_invalid_proof_is_caught_before_return() {
+    let mut rng = rng();
+    let params = params_for(SyntheticPorep::shape(200, 2), &mut rng);
+    let circuit = SyntheticPorep::with_witness(200, 2, 4);
+    // A caller-built assignment with the right counts but another A-aux
+    // density pattern passes every shape check, and proves wrongly.
+    let mut asg = synthesize(circuit.clone()).unwrap();
+    let density = &asg.a_aux_density;
+    let (set, clear) = ((0..density.len()).find(|&i| density.get(i)).unwrap(), (0..density.len()).find(|&i| !density.get(i)).unwrap());
+    let mut moved = cuzk::density::Density::default();
+    for i in 0..density.len() {
+        moved.push_unset();
+        if (density.get(i) && i != set) || i == clear {
+            moved.set(i);
+        }
+    }
+    asg.a_aux_density = moved;
+    let unchecked = Prover::new(params.clone(), ProverConfig { backend: Backend::Cpu, verify_proofs: Some(false), ..Default::default() }).unwrap();
+    let wrong = unchecked.compute(unchecked.prestage(ProofJob::new(asg.clone(), &mut rng)).unwrap()).unwrap();
+    assert!(!common::verifies(&params, &wrong, &circuit.public_values()), "the moved density must give a wrong proof");
+    let checked = Prover::new(params.clone(), ProverConfig { backend: Backend::Cpu, verify_proofs: Some(true), ..Default::default() }).unwrap();
+    let err = checked.compute(checked.prestage(ProofJob::new(asg, &mut rng)).unwrap()).unwrap_err();
+    assert!(matches!(err, ProverError::InvalidProof(_)), "{err}");
+    assert_eq!(checked.proofs_rejected(), 1);
+    // A good proof passes the check and is not counted.
+    let proof = checked.prove(circuit.clone(), &mut rng).unwrap();
+    assert!(common::verifies(&params, &proof, &circuit.public_values()));
+    assert_eq!(checked.proofs_rejected(), 1);
 }
 
 #[test]

@@ -294,3 +294,41 @@ fn serial_computes_go_on_after_drops_and_errors() {
         assert_eq!(results[i].as_ref().unwrap(), &want[k], "proof {i}");
     }
 }
+
+#[test]
+fn gpu_proofs_are_checked_before_return_and_tied_to_their_prover() {
+    if common::gpu_or_skip("gpu_proofs_are_checked_before_return_and_tied_to_their_prover").is_none() {
+        return;
+    }
+    let mut rng = common::rng();
+    let (constraints, inputs) = (2000, 2);
+    let params = common::params_for(SyntheticPorep::shape(constraints, inputs), &mut rng);
+    let (a, b) = (Prover::new(params.clone(), gpu_config(1)).unwrap(), Prover::new(params.clone(), gpu_config(1)).unwrap());
+    let circuit = SyntheticPorep::with_witness(constraints, inputs, 31);
+    // Slot 0 of b would hold another witness (or none): refused, not proved.
+    let staged = a.prestage(a.job(circuit.clone(), &mut rng).unwrap()).unwrap();
+    assert!(matches!(b.compute(staged), Err(ProverError::ForeignStaged)));
+    // A caller-built assignment with the right counts and a moved A-aux
+    // density bit: every shape check passes, the proof is wrong, and the
+    // check before return (on by default on the GPU) discards it.
+    let mut asg = synthesize(circuit.clone()).unwrap();
+    let d = &asg.a_aux_density;
+    let (set, clear) = ((0..d.len()).find(|&i| d.get(i)).unwrap(), (0..d.len()).find(|&i| !d.get(i)).unwrap());
+    let mut moved = cuzk::density::Density::default();
+    for i in 0..d.len() {
+        moved.push_unset();
+        if (d.get(i) && i != set) || i == clear {
+            moved.set(i);
+        }
+    }
+    asg.a_aux_density = moved;
+    let err = a.compute(a.prestage(ProofJob::new(asg, &mut rng)).unwrap()).unwrap_err();
+    assert!(matches!(err, ProverError::InvalidProof(_)), "{err}");
+    assert_eq!(a.proofs_rejected(), 1);
+    // Both provers, and a's slot, go on.
+    for p in [&a, &b] {
+        let proof = p.prove(circuit.clone(), &mut rng).unwrap();
+        assert!(common::verifies(&params, &proof, &circuit.public_values()));
+    }
+    assert_eq!((a.proofs_rejected(), b.proofs_rejected()), (1, 0));
+}

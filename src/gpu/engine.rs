@@ -156,6 +156,9 @@ impl Drop for GpuEngine {
     fn drop(&mut self) {
         for slot in std::mem::take(&mut self.slots) {
             let _ = self.devices[slot.device].bind();
+            // Work still queued (an upload, a compute of a dropped proof)
+            // must not outlive the memory it reads and writes.
+            let _ = slot.stream.synchronize();
             drop(slot);
         }
         for (d, shared) in std::mem::take(&mut self.shared).into_iter().enumerate() {

@@ -42,7 +42,6 @@ impl PinnedStager {
     pub fn upload(&mut self, stream: &Stream, dst: DevicePointer<u64>, src: &[u64]) -> Result<(), ProverError> {
         for (i, piece) in src.chunks(CHUNK_WORDS).enumerate() {
             let k = self.next;
-            self.next ^= 1;
             // Unrecorded events report complete, so the first use never waits.
             self.drained[k].synchronize().map_err(|e| gpu_err("staging event", e))?;
             self.chunks[k][..piece.len()]
@@ -63,7 +62,13 @@ impl PinnedStager {
                     ),
                 )?;
             }
-            self.drained[k].record(stream).map_err(|e| gpu_err("record staging event", e))?;
+            // The chunk is used again only once its event says the copy
+            // is done; if the event cannot be recorded, wait here instead.
+            if let Err(e) = self.drained[k].record(stream) {
+                let _ = stream.synchronize();
+                return Err(gpu_err("record staging event", e));
+            }
+            self.next ^= 1;
         }
         Ok(())
     }
