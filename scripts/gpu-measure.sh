@@ -3,7 +3,7 @@
 # scripts/gpu-bundle.sh: the GPU tests, then the benches (arithmetic with
 # every multiplication variant, MSM with every register-cap variant, NTT).
 # Usage: scripts/gpu-measure.sh [tests] [arith] [msm] [msm-tables] [msm-windows] [ntt]
-# [ntt-variants] [ncu] [partition] [overlap] [small-overlap] [sharing-sweep]
+# [ntt-variants] [ncu] [partition] [overlap] [small-overlap] [sharing-sweep] [soak]
 # (default: tests arith msm ntt). GPU_TESTS="gpu_ntt
 # gpu_msm:g2_large" limits the tests to those binaries / filters.
 # Writes logs to ${OUT:-/tmp/cuzk-out}.
@@ -108,6 +108,13 @@ if want sharing-sweep; then
       | grep -E "^(pipelined|proof alone #1)" | sed "s/^/[$c $sharing] /" | tee -a "$out/bench-sharing-sweep.txt"
   done
   echo "sharing sweep done at $(( $(date +%s) - t0 )) s"
+fi
+if want soak; then
+  # Two provers (SHA-256 and BLAKE2s gadget circuits) sharing the GPU,
+  # 3 workers each, 3 prove_batch calls of 1,000 each (~1 min); a call that
+  # does not return in 60 s is reported as a stall (exit 3).
+  .gpu/bin/bench-gpu_soak --per-call 1000 --calls 3 --workers 3 --stall-after 60 2>&1 | tee "$out/soak.txt"
+  echo "soak done (rc ${PIPESTATUS[0]}) at $(( $(date +%s) - t0 )) s"
 fi
 if want ncu; then
   # One launch of each hot kernel: stall reasons, occupancy, pipes, memory.
