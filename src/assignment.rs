@@ -75,6 +75,22 @@ impl Assignment {
         Ok(())
     }
 
+    /// An empty assignment with room for `cap` without reallocating.
+    pub(crate) fn with_capacity(cap: WitnessCapacity) -> Self {
+        let mut asg = Assignment {
+            a: Vec::with_capacity(cap.evaluations),
+            b: Vec::with_capacity(cap.evaluations),
+            c: Vec::with_capacity(cap.evaluations),
+            input: Vec::with_capacity(cap.inputs),
+            aux: Vec::with_capacity(cap.aux),
+            ..Assignment::default()
+        };
+        asg.a_aux_density.reserve(cap.aux);
+        asg.b_aux_density.reserve(cap.aux);
+        asg.b_input_density.reserve(cap.inputs);
+        asg
+    }
+
     /// Empties every vector and density, keeping their allocations.
     pub(crate) fn clear(&mut self) {
         for v in [&mut self.a, &mut self.b, &mut self.c, &mut self.input, &mut self.aux] {
@@ -83,13 +99,6 @@ impl Assignment {
         for d in [&mut self.a_aux_density, &mut self.b_input_density, &mut self.b_aux_density] {
             d.clear();
         }
-    }
-
-    /// Room in the densities for `inputs` and `aux` variables.
-    pub(crate) fn reserve_densities(&mut self, inputs: usize, aux: usize) {
-        self.a_aux_density.reserve(aux);
-        self.b_aux_density.reserve(aux);
-        self.b_input_density.reserve(inputs);
     }
 
     /// Makes this a copy of `src` without growing any vector past `cap`
@@ -335,16 +344,7 @@ mod tests {
     }
 
     fn buffer(cap: WitnessCapacity) -> Assignment {
-        let mut asg = Assignment {
-            a: Vec::with_capacity(cap.evaluations),
-            b: Vec::with_capacity(cap.evaluations),
-            c: Vec::with_capacity(cap.evaluations),
-            input: Vec::with_capacity(cap.inputs),
-            aux: Vec::with_capacity(cap.aux),
-            ..Assignment::default()
-        };
-        asg.reserve_densities(cap.inputs, cap.aux);
-        asg
+        Assignment::with_capacity(cap)
     }
 
     #[test]

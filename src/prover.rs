@@ -264,23 +264,21 @@ impl Prover {
     /// into one of the prover's reusable buffers when one is free
     /// ([`ProverConfig::pinned_witnesses`]), else into a plain allocation.
     pub fn job<C: Circuit<Scalar>>(&self, circuit: C, rng: &mut impl RngCore) -> Result<ProofJob, ProverError> {
-        let witness = self.synthesize_pooled(circuit)?;
-        let (r, s) = random_r_s(rng);
-        Ok(witness.into_job(r, s))
+        self.job_with(circuit, || random_r_s(rng))
     }
 
     /// A job proving `assignment` (copied into one of the prover's reusable
     /// buffers when one is free and it fits, else cloned), with fresh r, s.
     pub fn job_from_assignment(&self, assignment: &Assignment, rng: &mut impl RngCore) -> ProofJob {
         let (r, s) = random_r_s(rng);
-        let Some(mut witness) = self.witnesses.as_ref().and_then(|p| p.try_take()) else {
-            return ProofJob::with_randomness(assignment.clone(), r, s);
-        };
-        let cap = witness.capacity();
-        if !witness.assignment_mut().copy_within_capacity(assignment, cap) {
-            return ProofJob::with_randomness(assignment.clone(), r, s);
+        let pooled = self.witnesses.as_ref().and_then(|p| p.try_take()).and_then(|mut witness| {
+            let cap = witness.capacity();
+            witness.assignment_mut().copy_within_capacity(assignment, cap).then_some(witness)
+        });
+        match pooled {
+            Some(witness) => ProofJob::pooled(witness, r, s),
+            None => ProofJob::with_randomness(assignment.clone(), r, s),
         }
-        ProofJob::pooled(witness, r, s)
     }
 
     /// Reusable witness buffers: how many exist and how many are free.
@@ -288,15 +286,21 @@ impl Prover {
         self.witnesses.as_ref().map_or((0, 0), |p| p.counts())
     }
 
-    /// Synthesizes into a pool buffer if one is free, else a plain one.
-    fn synthesize_pooled<C: Circuit<Scalar>>(&self, circuit: C) -> Result<Synthesized, ProverError> {
+    /// Synthesizes into a pool buffer if one is free, else a plain one,
+    /// then takes r, s (drawn after synthesis, as bellperson draws them).
+    fn job_with<C: Circuit<Scalar>>(&self, circuit: C, r_s: impl FnOnce() -> (Scalar, Scalar)) -> Result<ProofJob, ProverError> {
         match self.witnesses.as_ref().and_then(|p| p.try_take()) {
             Some(mut witness) => {
                 let cap = witness.capacity();
                 synthesize_into(circuit, witness.assignment_mut(), Some(cap))?;
-                Ok(Synthesized::Pooled(witness))
+                let (r, s) = r_s();
+                Ok(ProofJob::pooled(witness, r, s))
             }
-            None => Ok(Synthesized::Plain(synthesize(circuit)?)),
+            None => {
+                let assignment = synthesize(circuit)?;
+                let (r, s) = r_s();
+                Ok(ProofJob::with_randomness(assignment, r, s))
+            }
         }
     }
 
@@ -411,7 +415,7 @@ impl Prover {
                 // must never starve the global pool the compute phase uses.
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(self.synthesis_threads()).build();
                 let synth = |(i, (c, (r, s))): (usize, (C, (Scalar, Scalar)))| {
-                    let job = self.synthesize_pooled(c).map(|w| w.into_job(r, s));
+                    let job = self.job_with(c, || (r, s));
                     let _ = tx.send((i, job));
                 };
                 let items: Vec<_> = circuits.into_iter().zip(randomness).enumerate().collect();
@@ -462,21 +466,6 @@ impl Prover {
     fn prove_job_catching_panics(&self, job: ProofJob) -> Result<(Proof<Bls12>, PhaseTimings), ProverError> {
         let run = std::panic::AssertUnwindSafe(|| self.prestage(job).and_then(|st| self.compute_timed(st)));
         std::panic::catch_unwind(run).unwrap_or_else(|p| Err(ProverError::WorkerPanicked(panic_message(&*p))))
-    }
-}
-
-/// A synthesized witness, in a pool buffer or a plain allocation.
-enum Synthesized {
-    Pooled(crate::witness_pool::PooledWitness),
-    Plain(Assignment),
-}
-
-impl Synthesized {
-    fn into_job(self, r: Scalar, s: Scalar) -> ProofJob {
-        match self {
-            Synthesized::Pooled(w) => ProofJob::pooled(w, r, s),
-            Synthesized::Plain(a) => ProofJob::with_randomness(a, r, s),
-        }
     }
 }
 

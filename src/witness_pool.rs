@@ -139,16 +139,7 @@ impl WitnessPool {
 impl PoolInner {
     fn new_buffer(&self) -> Buffer {
         let t = Instant::now();
-        let cap = self.capacity;
-        let mut asg = Assignment {
-            a: Vec::with_capacity(cap.evaluations),
-            b: Vec::with_capacity(cap.evaluations),
-            c: Vec::with_capacity(cap.evaluations),
-            input: Vec::with_capacity(cap.inputs),
-            aux: Vec::with_capacity(cap.aux),
-            ..Assignment::default()
-        };
-        asg.reserve_densities(cap.inputs, cap.aux);
+        let asg = Assignment::with_capacity(self.capacity);
         let mut pinned: PinnedParts = [None; 5];
         let mut bytes = 0;
         if let Some(pinner) = &self.pinner {

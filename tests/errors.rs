@@ -125,16 +125,7 @@ fn an_invalid_proof_is_caught_before_return() {
     // A caller-built assignment with the right counts but another A-aux
     // density pattern passes every shape check, and proves wrongly.
     let mut asg = synthesize(circuit.clone()).unwrap();
-    let density = &asg.a_aux_density;
-    let (set, clear) = ((0..density.len()).find(|&i| density.get(i)).unwrap(), (0..density.len()).find(|&i| !density.get(i)).unwrap());
-    let mut moved = cuzk::density::Density::default();
-    for i in 0..density.len() {
-        moved.push_unset();
-        if (density.get(i) && i != set) || i == clear {
-            moved.set(i);
-        }
-    }
-    asg.a_aux_density = moved;
+    common::move_one_a_aux_density_bit(&mut asg);
     let unchecked = Prover::new(params.clone(), ProverConfig { backend: Backend::Cpu, verify_proofs: Some(false), ..Default::default() }).unwrap();
     let wrong = unchecked.compute(unchecked.prestage(ProofJob::new(asg.clone(), &mut rng)).unwrap()).unwrap();
     assert!(!common::verifies(&params, &wrong, &circuit.public_values()), "the moved density must give a wrong proof");

@@ -312,16 +312,7 @@ fn gpu_proofs_are_checked_before_return_and_tied_to_their_prover() {
     // density bit: every shape check passes, the proof is wrong, and the
     // check before return (on by default on the GPU) discards it.
     let mut asg = synthesize(circuit.clone()).unwrap();
-    let d = &asg.a_aux_density;
-    let (set, clear) = ((0..d.len()).find(|&i| d.get(i)).unwrap(), (0..d.len()).find(|&i| !d.get(i)).unwrap());
-    let mut moved = cuzk::density::Density::default();
-    for i in 0..d.len() {
-        moved.push_unset();
-        if (d.get(i) && i != set) || i == clear {
-            moved.set(i);
-        }
-    }
-    asg.a_aux_density = moved;
+    common::move_one_a_aux_density_bit(&mut asg);
     let err = a.compute(a.prestage(ProofJob::new(asg, &mut rng)).unwrap()).unwrap_err();
     assert!(matches!(err, ProverError::InvalidProof(_)), "{err}");
     assert_eq!(a.proofs_rejected(), 1);

@@ -226,3 +226,18 @@ impl Circuit<Scalar> for NoBQuery {
         Ok(())
     }
 }
+
+/// Moves one set A-aux density bit to a clear position: the counts stay the
+/// same, so every shape check passes, but the proof pairs bases wrongly.
+pub fn move_one_a_aux_density_bit(asg: &mut cuzk::Assignment) {
+    let d = &asg.a_aux_density;
+    let (set, clear) = ((0..d.len()).find(|&i| d.get(i)).unwrap(), (0..d.len()).find(|&i| !d.get(i)).unwrap());
+    let mut moved = cuzk::density::Density::default();
+    for i in 0..d.len() {
+        moved.push_unset();
+        if (d.get(i) && i != set) || i == clear {
+            moved.set(i);
+        }
+    }
+    asg.a_aux_density = moved;
+}
