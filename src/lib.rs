@@ -15,6 +15,7 @@ pub mod assignment;
 pub mod cpu;
 pub mod density;
 mod error;
+mod faults;
 #[cfg(feature = "cuda")]
 pub mod gpu;
 mod job;
@@ -29,6 +30,8 @@ mod witness_pool;
 pub use assemble::{assemble, MsmResults};
 pub use assignment::{synthesize, synthesize_batch, Assignment};
 pub use error::{ProverError, Result};
+#[doc(hidden)]
+pub use faults::FaultPlan;
 pub use job::{random_r_s, ProofJob};
 pub use params::ProofShape;
 pub use prover::{Backend, ComputeSharing, Prover, ProverConfig, Staged, MAX_WORKERS_PER_DEVICE};

@@ -69,6 +69,9 @@ pub struct ProverConfig {
     /// backend, off for the CPU. Parameters made of random points (benches)
     /// never verify: turn it off for them.
     pub verify_proofs: Option<bool>,
+    /// Test hook: GPU operations made to fail (see `FaultPlan`).
+    #[doc(hidden)]
+    pub faults: crate::faults::FaultPlan,
 }
 
 /// Most workers per device: each holds a VRAM slot of a whole witness and
@@ -87,6 +90,7 @@ impl Default for ProverConfig {
             compute_sharing: ComputeSharing::Auto,
             pinned_witnesses: None,
             verify_proofs: None,
+            faults: Default::default(),
         }
     }
 }

@@ -3,7 +3,7 @@
 mod common;
 
 use blstrs::{G1Affine, Scalar};
-use common::{params_for, rng, TestCircuit};
+use common::{params_for, rng, Empty, TestCircuit};
 use cuzk::synthetic::SyntheticPorep;
 use cuzk::{synthesize, Backend, ProofJob, Prover, ProverConfig, ProverError};
 use ff::Field;
@@ -156,4 +156,25 @@ fn gpu_backend_without_a_usable_gpu_is_an_error_and_auto_falls_back() {
     let x = Scalar::random(&mut rng);
     let proof = auto.prove(TestCircuit::Square(Some(x)), &mut rng).unwrap();
     assert!(common::verifies(auto.params(), &proof, &[x.square()]));
+}
+
+#[test]
+fn an_empty_circuit_proves_like_bellperson() {
+    let mut rng = rng();
+    let params = params_for(Empty, &mut rng);
+    let prover = Prover::new(params.clone(), ProverConfig { backend: Backend::Cpu, verify_proofs: Some(true), ..Default::default() }).unwrap();
+    let (r, s) = (Scalar::random(&mut rng), Scalar::random(&mut rng));
+    let ours = prover.compute(prover.prestage(ProofJob::with_randomness(synthesize(Empty).unwrap(), r, s)).unwrap()).unwrap();
+    let theirs = bellperson::groth16::create_proof(Empty, &params, r, s).unwrap();
+    assert_eq!(ours, theirs);
+    assert!(common::verifies(&params, &ours, &[]));
+}
+
+#[test]
+fn mismatched_randomness_counts_are_an_error_per_circuit() {
+    let (prover, mut rng) = square_prover();
+    let circuits = vec![TestCircuit::Square(Some(Scalar::ONE)); 3];
+    let results = prover.prove_batch_with(circuits, vec![(Scalar::random(&mut rng), Scalar::ONE)]);
+    assert_eq!(results.len(), 3);
+    assert!(results.iter().all(|r| matches!(r, Err(ProverError::WrongLength { expected: 3, got: 1, .. }))));
 }

@@ -323,3 +323,47 @@ fn gpu_proofs_are_checked_before_return_and_tied_to_their_prover() {
     }
     assert_eq!((a.proofs_rejected(), b.proofs_rejected()), (1, 0));
 }
+
+#[test]
+fn injected_faults_cost_only_their_own_proofs() {
+    if common::gpu_or_skip("injected_faults_cost_only_their_own_proofs").is_none() {
+        return;
+    }
+    let mut rng = common::rng();
+    let (constraints, inputs) = (2500, 3);
+    let params = common::params_for(SyntheticPorep::shape(constraints, inputs), &mut rng);
+    for sharing in [ComputeSharing::Serial, ComputeSharing::Interleaved] {
+        // Of 8 proofs: the 2nd upload, the 4th compute (after its H step was
+        // enqueued) and the 6th result download fail; nothing else does.
+        let faults = cuzk::FaultPlan { upload: Some(2), launch: Some(4), download: Some(6) };
+        let prover = Prover::new(params.clone(), ProverConfig { compute_sharing: sharing, faults, ..gpu_config(2) }).expect("GPU prover");
+        let circuits: Vec<_> = (0..8).map(|i| SyntheticPorep::with_witness(constraints, inputs, 300 + i)).collect();
+        let rs = common::random_r_s(circuits.len(), &mut rng);
+        let want = common::bellperson_proofs(&params, circuits.clone(), &rs);
+        let results = prover.prove_batch_with(circuits, rs);
+        let failed: Vec<String> = results.iter().filter_map(|r| r.as_ref().err()).map(|e| e.to_string()).collect();
+        assert_eq!(failed.len(), 3, "{sharing:?}: {failed:?}");
+        for kind in ["Upload #2", "Launch #4", "Download #6"] {
+            assert!(failed.iter().any(|e| e.contains(kind)), "{sharing:?}: no {kind} in {failed:?}");
+        }
+        for (i, r) in results.iter().enumerate() {
+            if let Ok(proof) = r {
+                assert_eq!(proof, &want[i], "{sharing:?}: proof {i}");
+            }
+        }
+        // Every worker slot is usable afterwards.
+        common::assert_batch_matches_bellperson(&prover, &params, constraints, inputs, 4, &mut rng);
+    }
+}
+
+#[test]
+fn an_empty_circuit_proves_like_bellperson() {
+    if common::gpu_or_skip("an_empty_circuit_proves_like_bellperson").is_none() {
+        return;
+    }
+    let mut rng = common::rng();
+    // One constraint (ONE's own), a domain of 1: no H coefficient at all.
+    let params = common::params_for(common::Empty, &mut rng);
+    let prover = Prover::new(params.clone(), gpu_config(1)).expect("GPU prover");
+    common::assert_proofs_match_bellperson(&prover, &params, vec![common::Empty; 2], &[vec![], vec![]], &mut rng);
+}

@@ -46,6 +46,7 @@ use super::vram::{gib, VramBudget};
 use super::{discover, gpu_err, sys_check, GpuDevice};
 use crate::assemble::assemble;
 use crate::error::ProverError;
+use crate::faults::{Fault, Faults};
 use crate::job::ProofJob;
 use crate::params::ProofShape;
 use crate::prover::ProverConfig;
@@ -146,6 +147,7 @@ pub struct GpuEngine {
     msm_config: MsmConfig,
     /// Whether a device's computes run one at a time (`ComputeSharing`).
     serial_compute: bool,
+    faults: Faults,
     h_steps_run: AtomicU64,
     msms_run: AtomicU64,
 }
@@ -222,6 +224,7 @@ impl GpuEngine {
             layout,
             msm_config,
             serial_compute,
+            faults: Faults::new(config.faults),
             h_steps_run: AtomicU64::new(0),
             msms_run: AtomicU64::new(0),
         };
@@ -364,6 +367,9 @@ impl GpuEngine {
         ws.upload_began.record(&ws.stream).map_err(|e| gpu_err("record upload event", e))?;
         for (which, part) in [Part::A, Part::B, Part::C].into_iter().enumerate() {
             upload(stager, part, lay.abc(which))?;
+            if which == 0 {
+                self.faults.check(Fault::Upload)?;
+            }
             let len = part.of(asg).len();
             zero_async(&ws.stream, at(lay.abc(which) + len * FR_WORDS), (lay.domain - len) * FR_WORDS)?;
         }
@@ -436,6 +442,7 @@ impl GpuEngine {
         shared.ntt.h_step(gpu, &ws.stream, &mut a, &mut b, &mut c, st.evaluations, &mut bufs.h)?;
         self.h_steps_run.fetch_add(1, Ordering::Relaxed);
         record(&bufs.h_done, "record H event")?;
+        self.faults.check(Fault::Launch)?;
 
         let mut ran = [false; 8];
         for msm in ProofMsm::ALL {
@@ -460,6 +467,7 @@ impl GpuEngine {
             }
             record(&bufs.msm_done[msm as usize], "record MSM event")?;
         }
+        self.faults.check(Fault::Download)?;
         // SAFETY: the pinned buffer stays untouched until `done` reports the
         // copy finished (the caller holds the slot's compute lock).
         unsafe { bufs.results.async_copy_to(&mut bufs.results_host[..], &ws.stream) }.map_err(|e| gpu_err("MSM results download", e))?;
