@@ -41,13 +41,10 @@ ptx_variant() {  # name, extra rustc flags...
 ptx_variant generic_u64_mul --cfg cuzk_generic_mul
 embedded=$(ls -t target/release/build/cuzk-*/out/cuzk_kernels.ptx | head -n 1)
 cp "$embedded" "$out/ptx/embedded.ptx"
-# Cubins are compiled here with the local ptxas for the H200 (sm_90):
-# scripts/ptxas-report.sh fetches it. ptxas -v reports go to target/ptxas-*.txt.
-ptxas=.cache/nvcc/nvidia/cuda_nvcc/bin/ptxas
-# (A fresh checkout fetches it here; the filter matches no kernel, so the
-# report's grep fails: only the fetch matters.)
-[ -x $ptxas ] || KERNEL_FILTER=none scripts/ptxas-report.sh >/dev/null || true
-[ -x $ptxas ] || { echo "no ptxas at $ptxas" >&2; exit 1; }
+# Cubins are compiled here with the local ptxas for the H200 (sm_90),
+# fetched once by scripts/fetch-ptxas.sh. ptxas -v reports go to
+# target/ptxas-*.txt.
+ptxas=$(scripts/fetch-ptxas.sh)
 mkdir -p "$out/cubin" "$out/variants"
 # Variants hold only the kernels they are compared on (seconds of ptxas
 # instead of many minutes for a whole module): the arithmetic benches of

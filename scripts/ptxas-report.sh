@@ -8,18 +8,12 @@
 #   KERNEL_FILTER=regex keeps matching kernels; PTX_REPORT_DIR sets the target dir.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-tools=.cache/nvcc
-if ! [ -x "$tools/nvidia/cuda_nvcc/bin/ptxas" ]; then
-  mkdir -p "$tools"
-  python3 -m pip download -q --no-deps nvidia-cuda-nvcc-cu12 -d "$tools/whl" >&2
-  python3 -m zipfile -e "$tools"/whl/*.whl "$tools" >&2
-  chmod +x "$tools/nvidia/cuda_nvcc/bin/ptxas"
-fi
+ptxas=$(scripts/fetch-ptxas.sh)
 dir=$(realpath -m "${PTX_REPORT_DIR:-target/ptx-report}")
 (cd kernels && RUSTC_BOOTSTRAP=1 CARGO_TARGET_DIR=$dir cargo rustc --release --lib \
    --target nvptx64-nvidia-cuda -Zbuild-std=core -- --emit=asm -C panic=abort -C codegen-units=1 \
    -C debuginfo=0 -C target-cpu=sm_80 "$@" >&2)
 ptx=$(ls -t $dir/nvptx64-nvidia-cuda/release/deps/cuzk_kernels-*.s | head -n 1)
-"$tools/nvidia/cuda_nvcc/bin/ptxas" -arch=sm_90 -O3 -v "$ptx" -o $dir/kernels.cubin 2>&1 |
+"$ptxas" -arch=sm_90 -O3 -v "$ptx" -o $dir/kernels.cubin 2>&1 |
   awk '/Function properties for/{name=$NF} /stack frame/{sf=$0} /Used [0-9]+ registers/{match($0,/Used [0-9]+ registers/); printf "%-26s %-18s %s\n", name, substr($0,RSTART,RLENGTH), sf}' |
   grep -E "${KERNEL_FILTER:-.}" | sort

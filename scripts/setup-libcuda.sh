@@ -13,7 +13,14 @@ if [ -e "$dest/lib64/libcuda.so" ]; then echo "$dest"; exit 0; fi
 work="$dest/apt"
 mkdir -p "$work/lists/partial" "$work/archives/partial" "$dest/lib64"
 codename=$(. /etc/os-release && echo "${VERSION_CODENAME:-bookworm}")
-echo "deb http://deb.debian.org/debian $codename main contrib non-free non-free-firmware" > "$work/sources.list"
+# The Debian mirror the machine's own apt configuration names for its
+# release (one-line or deb822 sources), with the non-free components that
+# libcuda1 is in; deb.debian.org only if none is configured.
+mirror=$({ cat /etc/apt/sources.list /etc/apt/sources.list.d/*.list /etc/apt/sources.list.d/*.sources 2>/dev/null || true; } | awk -v suite="$codename" '
+  /^deb / { for (i = 2; i <= NF; i++) if ($i !~ /^\[/) { if ($(i + 1) == suite) { print $i; exit } break } }
+  /^URIs:/ { uri = $2 } /^Suites:/ { for (i = 2; i <= NF; i++) if ($i == suite && uri != "") { print uri; exit } }
+  /^$/ { uri = "" }')
+echo "deb ${mirror:-http://deb.debian.org/debian} $codename main contrib non-free non-free-firmware" > "$work/sources.list"
 apt_opts=(-o "Dir::Etc::SourceList=$work/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
           -o "Dir::State::Lists=$work/lists" -o "Dir::Cache::Archives=$work/archives"
           -o "Dir::Cache::pkgcache=$work/pkgcache.bin" -o "Dir::Cache::srcpkgcache=$work/srcpkgcache.bin"
