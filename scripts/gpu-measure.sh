@@ -3,7 +3,7 @@
 # scripts/gpu-bundle.sh: the GPU tests, then the benches (arithmetic with
 # every multiplication variant, MSM with every register-cap variant, NTT).
 # Usage: scripts/gpu-measure.sh [tests] [arith] [msm] [msm-tables] [msm-windows] [ntt]
-# [ntt-variants] [ncu] [partition] [overlap] [small-overlap] [sharing-sweep] [soak]
+# [ntt-variants] [ncu] [partition] [overlap] [small-overlap] [sharing-sweep] [soak] [sanitize]
 # (default: tests arith msm ntt). GPU_TESTS="gpu_ntt
 # gpu_msm:g2_large" limits the tests to those binaries / filters.
 # Writes logs to ${OUT:-/tmp/cuzk-out}.
@@ -115,6 +115,22 @@ if want soak; then
   # does not return in 60 s is reported as a stall (exit 3).
   .gpu/bin/bench-gpu_soak --per-call 1000 --calls 3 --workers 3 --stall-after 60 2>&1 | tee "$out/soak.txt"
   echo "soak done (rc ${PIPESTATUS[0]}) at $(( $(date +%s) - t0 )) s"
+fi
+if want sanitize; then
+  # compute-sanitizer's four tools over small GPU tests (each run capped at
+  # SANITIZE_LIMIT seconds, default 90): "tool binary filter".
+  runs=("memcheck gpu_prover two_workers_pipeline_many_proofs" "synccheck gpu_prover two_workers_pipeline_many_proofs"
+        "racecheck gpu_prover empty_b_densities_skip_the_b_msms" "initcheck gpu_prover empty_b_densities_skip_the_b_msms"
+        "synccheck gpu_msm g1_every_size_up_to_300" "memcheck gpu_ntt inverse_after_forward_is_identity")
+  [ -n "${SANITIZE:-}" ] && IFS=';' read -ra runs <<< "$SANITIZE"
+  for run in "${runs[@]}"; do
+    read -r tool bin filter <<< "$run"
+    log="$out/sanitize-$tool-$bin.txt"
+    timeout "${SANITIZE_LIMIT:-90}" compute-sanitizer --tool "$tool" --print-limit 10 --error-exitcode 9 \
+      ".gpu/bin/test-$bin" --test-threads=1 "$filter" > "$log" 2>&1
+    echo "[$tool $bin $filter] rc=$? $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY|test result' "$log" | tr '\n' ' ')"
+  done
+  echo "sanitize done at $(( $(date +%s) - t0 )) s"
 fi
 if want ncu; then
   # One launch of each hot kernel: stall reasons, occupancy, pipes, memory.

@@ -109,13 +109,19 @@ struct ComputeBuffers {
 impl ComputeBuffers {
     fn new(lay: &SlotLayout, arena_words: usize) -> Result<Self, ProverError> {
         let timing = || Event::new(EventFlags::DEFAULT).map_err(|e| gpu_err("event", e));
-        // SAFETY (all three): u64 has no invalid bit patterns; the H step and
-        // the MSMs write every word before it is read.
+        // SAFETY: u64 has no invalid bit patterns; the H step and the MSMs
+        // write every word of the H coefficients and the arena before
+        // reading it (the results are zeroed below).
         let reserve = |what, words: usize| unsafe { DeviceBuffer::<u64>::uninitialized(words.max(1)) }.map_err(|e| gpu_err(what, e));
+        let mut results = reserve("MSM results", ProofMsm::result_words())?;
+        // The download copies every MSM's place, also the places of MSMs a
+        // proof skips (read back as the identity instead): zeroed once, so
+        // no copy reads uninitialized memory.
+        results.set_zero().map_err(|e| gpu_err("zero MSM results", e))?;
         Ok(ComputeBuffers {
             h: reserve("H coefficients", lay.h_words())?,
             arena: reserve("MSM arena", arena_words)?,
-            results: reserve("MSM results", ProofMsm::result_words())?,
+            results,
             results_host: LockedBuffer::new(&0u64, ProofMsm::result_words()).map_err(|e| gpu_err("pinned MSM results", e))?,
             began: timing()?,
             h_done: timing()?,
