@@ -51,3 +51,15 @@ pub enum ProverError {
 }
 
 pub type Result<T, E = ProverError> = std::result::Result<T, E>;
+
+/// Why [`crate::Prover::try_prestage`] did not stage a job.
+#[derive(Debug, thiserror::Error)]
+pub enum TryPrestageError {
+    /// Every worker slot is held by a staged proof; the job comes back
+    /// untouched, to be staged once one is computed or dropped.
+    #[error("every worker slot is held by a staged proof")]
+    Busy(crate::ProofJob),
+    /// The job itself was refused, as `prestage` would refuse it.
+    #[error(transparent)]
+    Failed(#[from] ProverError),
+}

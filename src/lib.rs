@@ -29,7 +29,7 @@ mod witness_pool;
 
 pub use assemble::{assemble, MsmResults};
 pub use assignment::{synthesize, synthesize_batch, Assignment};
-pub use error::{ProverError, Result};
+pub use error::{ProverError, Result, TryPrestageError};
 #[doc(hidden)]
 pub use faults::FaultPlan;
 pub use job::{random_r_s, ProofJob};

@@ -12,7 +12,7 @@ use rand_core::RngCore;
 
 use crate::assignment::{panic_message, synthesize, synthesize_into, Assignment};
 use crate::cpu;
-use crate::error::ProverError;
+use crate::error::{ProverError, TryPrestageError};
 use crate::job::{random_r_s, ProofJob};
 use crate::params::ProofShape;
 use crate::slots::{SlotGuard, SlotPool};
@@ -313,18 +313,41 @@ impl Prover {
     ///
     /// Blocks while all `workers()` slots are held by other `Staged` values,
     /// so a single thread must compute (or drop) what it staged before
-    /// staging more than `workers()` proofs.
+    /// staging more than `workers()` proofs, and must not call `prove` or
+    /// `prove_batch` while it holds `workers()` of them: they would wait for
+    /// a slot forever. [`Prover::try_prestage`] never waits.
     pub fn prestage(&self, job: ProofJob) -> Result<Staged, ProverError> {
+        self.prestage_in(job, None).map_err(|e| match e {
+            TryPrestageError::Failed(e) => e,
+            // Not reached: without `no_wait` the slot is waited for.
+            TryPrestageError::Busy(_) => ProverError::Config("no worker slot".into()),
+        })
+    }
+
+    /// [`Prover::prestage`] if a worker slot is free now; otherwise the job
+    /// comes back untouched (`TryPrestageError::Busy`), to be staged later.
+    pub fn try_prestage(&self, job: ProofJob) -> Result<Staged, TryPrestageError> {
+        self.prestage_in(job, Some(()))
+    }
+
+    /// Pre-stage; with `no_wait`, gives the job back if no slot is free.
+    fn prestage_in(&self, job: ProofJob, no_wait: Option<()>) -> Result<Staged, TryPrestageError> {
         let start = Instant::now();
         let shape = ProofShape::of(job.assignment())?;
         shape.check_params(&self.params)?;
         if self.config.check_satisfied {
             if let Some(constraint) = job.assignment().first_unsatisfied() {
-                return Err(ProverError::Unsatisfied { constraint });
+                return Err(ProverError::Unsatisfied { constraint }.into());
             }
         }
         let public_inputs = if self.verifier.is_some() { job.assignment().input[1..].to_vec() } else { Vec::new() };
-        let slot = self.slots.acquire();
+        let slot = match no_wait {
+            None => self.slots.acquire(),
+            Some(()) => match self.slots.try_acquire() {
+                Some(slot) => slot,
+                None => return Err(TryPrestageError::Busy(job)),
+            },
+        };
         let mut timings = PhaseTimings::default();
         let inner = match &self.engine {
             Engine::Cpu => StagedInner::Cpu(cpu::prestage(job)),

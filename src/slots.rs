@@ -21,6 +21,12 @@ impl SlotPool {
         Arc::new(SlotPool { free: Mutex::new((0..count).collect()), available: Condvar::new() })
     }
 
+    /// A free slot, if there is one now.
+    pub fn try_acquire(self: &Arc<Self>) -> Option<SlotGuard> {
+        let index = self.free.lock().unwrap_or_else(|e| e.into_inner()).pop_front()?;
+        Some(SlotGuard { pool: Arc::clone(self), index })
+    }
+
     /// Blocks until a slot is free.
     pub fn acquire(self: &Arc<Self>) -> SlotGuard {
         let mut free = self.free.lock().unwrap_or_else(|e| e.into_inner());

@@ -178,3 +178,27 @@ fn mismatched_randomness_counts_are_an_error_per_circuit() {
     assert_eq!(results.len(), 3);
     assert!(results.iter().all(|r| matches!(r, Err(ProverError::WrongLength { expected: 3, got: 1, .. }))));
 }
+
+#[test]
+fn try_prestage_gives_the_job_back_when_every_slot_is_held() {
+    let mut rng = rng();
+    let params = params_for(TestCircuit::Square(None), &mut rng);
+    let prover = Prover::new(params, ProverConfig { backend: Backend::Cpu, workers_per_device: 1, ..Default::default() }).unwrap();
+    let x = Scalar::from(5u64);
+    let held = prover.prestage(prover.job(TestCircuit::Square(Some(x)), &mut rng).unwrap()).unwrap();
+    // prestage would wait here forever (this thread holds the only slot).
+    let job = match prover.try_prestage(prover.job(TestCircuit::Square(Some(x)), &mut rng).unwrap()) {
+        Err(cuzk::TryPrestageError::Busy(job)) => job,
+        other => panic!("expected Busy, got {other:?}"),
+    };
+    let (r, s) = (job.r, job.s);
+    // A bad job is refused as prestage refuses it, slot or not.
+    let bad = prover.try_prestage(prover.job(TestCircuit::WrongSquare(x), &mut rng).unwrap());
+    assert!(matches!(bad, Err(cuzk::TryPrestageError::Failed(ProverError::Unsatisfied { .. }))), "{bad:?}");
+    let first = prover.compute(held).unwrap();
+    let second = prover.compute(prover.try_prestage(job).expect("a slot is free now")).unwrap();
+    assert!(common::verifies(prover.params(), &first, &[x.square()]));
+    assert!(common::verifies(prover.params(), &second, &[x.square()]));
+    let same = bellperson::groth16::create_proof(TestCircuit::Square(Some(x)), prover.params(), r, s).unwrap();
+    assert_eq!(second, same, "the returned job kept its witness and randomness");
+}
