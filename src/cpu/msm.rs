@@ -25,7 +25,7 @@ pub fn select_dense(density: &Density, scalars: &[ScalarBytes]) -> Vec<ScalarByt
     density.select(scalars).copied().collect()
 }
 
-/// Σ scalars[i]·bases[i]; `bases` must be at least as long as `scalars`.
+/// `Σ scalars[i]·bases[i]`; `bases` must be at least as long as `scalars`.
 pub fn msm_g1(bases: &[G1Affine], scalars: &[ScalarBytes]) -> G1Projective {
     let bases = &bases[..scalars.len()];
     if bases.is_empty() {
@@ -38,7 +38,7 @@ pub fn msm_g1(bases: &[G1Affine], scalars: &[ScalarBytes]) -> G1Projective {
     unsafe { std::mem::transmute::<blst_p1, G1Projective>(sum) }
 }
 
-/// Σ scalars[i]·bases[i] in G2; `bases` must be at least as long as `scalars`.
+/// `Σ scalars[i]·bases[i]` in G2; `bases` must be at least as long as `scalars`.
 pub fn msm_g2(bases: &[G2Affine], scalars: &[ScalarBytes]) -> G2Projective {
     let bases = &bases[..scalars.len()];
     if bases.is_empty() {
