@@ -8,13 +8,21 @@ use group::Curve;
 /// One proof's MSM results, whichever backend computed them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MsmResults {
+    /// Σ h_i·H_i over the H coefficients.
     pub h: G1Projective,
+    /// Σ aux_i·L_i.
     pub l: G1Projective,
+    /// The A query over the public inputs (ONE included).
     pub a_inputs: G1Projective,
+    /// The A query over the aux variables in the A-aux density.
     pub a_aux: G1Projective,
+    /// The B query in G1 over the inputs in the B-input density.
     pub b_g1_inputs: G1Projective,
+    /// The B query in G1 over the aux variables in the B-aux density.
     pub b_g1_aux: G1Projective,
+    /// The B query in G2 over the inputs in the B-input density.
     pub b_g2_inputs: G2Projective,
+    /// The B query in G2 over the aux variables in the B-aux density.
     pub b_g2_aux: G2Projective,
 }
 

@@ -29,8 +29,11 @@ pub struct Assignment {
     pub input: Vec<Scalar>,
     /// Private (auxiliary) variables.
     pub aux: Vec<Scalar>,
+    /// Aux variables that appear in some A with a nonzero coefficient.
     pub a_aux_density: Density,
+    /// Inputs that appear in some B.
     pub b_input_density: Density,
+    /// Aux variables that appear in some B.
     pub b_aux_density: Density,
 }
 

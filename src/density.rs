@@ -57,6 +57,7 @@ impl Density {
         true
     }
 
+    /// Bit `i` (false past the end).
     pub fn get(&self, i: usize) -> bool {
         i < self.len && self.words[i / 64] >> (i % 64) & 1 == 1
     }
@@ -66,6 +67,7 @@ impl Density {
         self.len
     }
 
+    /// Whether there are no bits (no variables) at all.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }

@@ -2,54 +2,99 @@
 
 use bellperson::SynthesisError;
 
+/// Why a proof (or a prover) could not be made.
 #[derive(Debug, thiserror::Error)]
 pub enum ProverError {
     #[error("circuit synthesis failed: {0}")]
+    /// The circuit's own error.
     Synthesis(#[from] SynthesisError),
 
     #[error("the circuit panicked during synthesis: {0}")]
+    /// The circuit panicked; the panic's message.
     CircuitPanicked(String),
 
     #[error("the circuit refers to {kind} variable {index}, but only {allocated} were allocated")]
-    UnknownVariable { kind: &'static str, index: usize, allocated: usize },
+    /// A constraint names a variable that was never allocated.
+    UnknownVariable {
+        /// "input" or "aux".
+        kind: &'static str,
+        /// The index it names.
+        index: usize,
+        /// How many of that kind exist.
+        allocated: usize,
+    },
 
     #[error("the parameters do not match the circuit: {what}: the parameters have {params}, the circuit needs {circuit}")]
-    ParamsMismatch { what: &'static str, params: usize, circuit: usize },
+    /// The parameters (or the prover's reserved buffers) are sized for
+    /// another circuit.
+    ParamsMismatch {
+        /// Which size differs.
+        what: &'static str,
+        /// The size the parameters (or buffers) have.
+        params: usize,
+        /// The size the circuit needs.
+        circuit: usize,
+    },
 
     #[error("the parameters' delta is the identity (a subverted CRS); refusing to prove")]
+    /// The parameters' delta is the point at infinity.
     IdentityDelta,
 
     #[error("wrong length of {what}: expected {expected}, got {got}")]
-    WrongLength { what: &'static str, expected: usize, got: usize },
+    /// A caller-given vector has the wrong length.
+    WrongLength {
+        /// Which vector.
+        what: &'static str,
+        /// The length it must have.
+        expected: usize,
+        /// The length it has.
+        got: usize,
+    },
 
     #[error("the assignment's first input must be the constant ONE")]
+    /// An assignment whose first input is not ONE.
     MissingOneInput,
 
     #[error("the circuit is not satisfied: constraint {constraint} has A·B ≠ C")]
-    Unsatisfied { constraint: usize },
+    /// The witness does not satisfy the circuit (`check_satisfied`).
+    Unsatisfied {
+        /// The first constraint it fails.
+        constraint: usize,
+    },
 
     #[error("the circuit needs an evaluation domain of 2^{log_size}, larger than BLS12-381's 2^32")]
-    DomainTooLarge { log_size: u32 },
+    /// The circuit is too large for BLS12-381's evaluation domains.
+    DomainTooLarge {
+        /// log2 of the domain it would need.
+        log_size: u32,
+    },
 
     #[error("invalid prover configuration: {0}")]
+    /// A configuration the prover cannot run with.
     Config(String),
 
     #[error("no GPU is available: {0}")]
+    /// No GPU can be used (no driver, no device, or built without `cuda`).
     NoGpu(String),
 
     #[error("GPU error: {0}")]
+    /// A CUDA call failed.
     Gpu(String),
 
     #[error("a proving worker panicked: {0}")]
+    /// A proving thread panicked; the panic's message.
     WorkerPanicked(String),
 
     #[error("the proof failed verification before it was returned ({0}); it was discarded")]
+    /// The finished proof failed the check before return (`verify_proofs`).
     InvalidProof(String),
 
     #[error("this staged proof was pre-staged by another prover; compute it with that one")]
+    /// A `Staged` given to a prover other than the one that made it.
     ForeignStaged,
 }
 
+/// `Result` with [`ProverError`].
 pub type Result<T, E = ProverError> = std::result::Result<T, E>;
 
 /// Why [`crate::Prover::try_prestage`] did not stage a job.

@@ -7,10 +7,12 @@ use rand_core::RngCore;
 use crate::assignment::Assignment;
 use crate::witness_pool::PooledWitness;
 
+/// One proof request: a synthesized witness and its blinding factors.
 pub struct ProofJob {
     witness: Witness,
     /// Groth16's blinding factors; fixed values reproduce a proof exactly.
     pub r: Scalar,
+    /// See `r`.
     pub s: Scalar,
 }
 
@@ -30,6 +32,8 @@ impl ProofJob {
         ProofJob::with_randomness(assignment, r, s)
     }
 
+    /// A job with the given r and s (bellperson's proof for the same r, s
+    /// is bit-identical).
     pub fn with_randomness(assignment: Assignment, r: Scalar, s: Scalar) -> Self {
         ProofJob { witness: Witness::Owned(assignment), r, s }
     }

@@ -9,6 +9,7 @@
 //!
 //! Each proof has two explicit phases, [`Prover::prestage`] and
 //! [`Prover::compute`]; see [`Prover`].
+#![warn(missing_docs)]
 
 mod assemble;
 pub mod assignment;

@@ -15,16 +15,24 @@ use crate::error::ProverError;
 /// Sizes of one proof's work, derived from its assignment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ProofShape {
+    /// Constraints, the per-input ones included.
     pub constraints: usize,
+    /// log2 of the evaluation domain.
     pub log_domain: u32,
+    /// Public inputs, ONE included.
     pub inputs: usize,
+    /// Aux variables.
     pub aux: usize,
+    /// Aux variables in the A query.
     pub a_aux_count: usize,
+    /// Inputs in the B query.
     pub b_input_count: usize,
+    /// Aux variables in the B query.
     pub b_aux_count: usize,
 }
 
 impl ProofShape {
+    /// The shape of `asg`, after checking its lengths agree.
     pub fn of(asg: &Assignment) -> Result<Self, ProverError> {
         asg.check_shape()?;
         let log_domain = asg.num_constraints().max(1).next_power_of_two().trailing_zeros();
@@ -43,6 +51,7 @@ impl ProofShape {
         })
     }
 
+    /// 2^`log_domain`.
     pub fn domain_size(&self) -> usize {
         1 << self.log_domain
     }

@@ -27,13 +27,16 @@ pub enum Backend {
     /// otherwise the CPU.
     #[default]
     Auto,
+    /// The CPU (bellperson's domain, blst's MSMs), on rayon's threads.
     Cpu,
     /// NVIDIA GPUs through CUDA; an error if none can be used.
     Gpu,
 }
 
+/// How a [`Prover`] is built; `Default` suits most callers.
 #[derive(Clone, Debug)]
 pub struct ProverConfig {
+    /// Where proofs are computed.
     pub backend: Backend,
     /// Proofs in flight per device: each worker holds one pre-staged proof,
     /// so one can upload while another computes.
@@ -215,12 +218,15 @@ impl std::fmt::Debug for Staged {
 }
 
 impl Staged {
+    /// The sizes of the staged proof.
     pub fn shape(&self) -> &ProofShape {
         &self.shape
     }
 }
 
 impl Prover {
+    /// A prover for `params`: resolves the backend and, on the GPU, reserves
+    /// everything proving needs (bases, tables, worker slots) once.
     pub fn new(params: impl Into<Arc<Parameters<Bls12>>>, config: ProverConfig) -> Result<Self, ProverError> {
         if !(1..=MAX_WORKERS_PER_DEVICE).contains(&config.workers_per_device) {
             return Err(ProverError::Config(format!("workers_per_device must be 1 to {MAX_WORKERS_PER_DEVICE}, not {}", config.workers_per_device)));
@@ -260,6 +266,7 @@ impl Prover {
         self.workers
     }
 
+    /// The parameters it proves with.
     pub fn params(&self) -> &Parameters<Bls12> {
         &self.params
     }

@@ -27,14 +27,18 @@ pub struct SyntheticPorep {
     pub constraints: usize,
     /// Public inputs besides the constant ONE.
     pub public_inputs: usize,
+    /// Seed of the witness values; `None` synthesizes without values (for
+    /// parameter generation).
     pub witness_seed: Option<u64>,
 }
 
 impl SyntheticPorep {
+    /// The circuit without a witness: for generating parameters.
     pub fn shape(constraints: usize, public_inputs: usize) -> Self {
         SyntheticPorep { constraints, public_inputs, witness_seed: None }
     }
 
+    /// The circuit with a witness drawn from `seed`.
     pub fn with_witness(constraints: usize, public_inputs: usize, seed: u64) -> Self {
         SyntheticPorep { constraints, public_inputs, witness_seed: Some(seed) }
     }
@@ -204,13 +208,16 @@ pub fn random_parameters(shape: &crate::ProofShape, seed: u64) -> bellperson::gr
 pub struct WitnessStats {
     /// Fractions of aux values equal to 0 and to 1 (the rest are random).
     pub zeros: f64,
+    /// See `zeros`.
     pub ones: f64,
     /// Fractions of aux variables in the A and B queries.
     pub a_aux_density: f64,
+    /// See `a_aux_density`.
     pub b_aux_density: f64,
 }
 
 impl WitnessStats {
+    /// A real 32 GiB PoRep partition's.
     pub const POREP_32G: WitnessStats = WitnessStats { zeros: 0.51, ones: 0.47, a_aux_density: 0.997, b_aux_density: 0.254 };
 }
 

@@ -3,6 +3,7 @@
 use std::fmt;
 use std::time::{Duration, Instant};
 
+/// How long each phase of one proof took, and when it ran.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PhaseTimings {
     /// Validation and witness preparation (GPU: waiting for the device's

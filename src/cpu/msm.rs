@@ -16,6 +16,7 @@ use crate::density::Density;
 /// A scalar in the canonical little-endian byte form blst's MSM reads.
 pub type ScalarBytes = [u8; 32];
 
+/// The scalars in blst's byte form, converted in parallel.
 pub fn to_bytes(scalars: &[Scalar]) -> Vec<ScalarBytes> {
     scalars.par_iter().map(|s| s.to_repr()).collect()
 }

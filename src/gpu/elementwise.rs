@@ -20,10 +20,14 @@ use super::launch::launch_elementwise;
 use super::{gpu_err, GpuDevice};
 use crate::error::ProverError;
 
+/// An element-wise Fr operation on the GPU.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FrOp {
+    /// a + b
     Add,
+    /// a − b
     Sub,
+    /// a · b
     Mul,
 }
 

@@ -145,6 +145,8 @@ struct WorkerSlot {
     computed: Marker,
 }
 
+/// The GPU backend of a prover: devices, their shared bases and tables,
+/// and the worker slots (see the module docs).
 pub struct GpuEngine {
     slots: Vec<WorkerSlot>,
     shared: Vec<DeviceShared>,
@@ -273,14 +275,17 @@ impl GpuEngine {
         Ok(engine)
     }
 
+    /// Devices it proves on.
     pub fn device_count(&self) -> usize {
         self.devices.len()
     }
 
+    /// The devices, in slot order.
     pub fn devices(&self) -> &[GpuDevice] {
         &self.devices
     }
 
+    /// Where a witness lives in a worker's slot.
     pub fn layout(&self) -> SlotLayout {
         self.layout
     }

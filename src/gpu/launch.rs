@@ -8,6 +8,7 @@ use cust::stream::Stream;
 use super::gpu_err;
 use crate::error::ProverError;
 
+/// Threads per block of a one-thread-per-element launch.
 pub const BLOCK: u32 = 256;
 
 /// Launches `name` over `n` elements on `stream`. `args` are pointers to the

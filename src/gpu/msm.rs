@@ -66,6 +66,7 @@ pub struct GpuBases {
 }
 
 impl GpuBases {
+    /// Uploads G1 bases (blstrs' affine layout, as is).
     pub fn upload_g1(gpu: &GpuDevice, bases: &[G1Affine]) -> Result<Self, ProverError> {
         const { assert!(std::mem::size_of::<G1Affine>() == 8 * G1_AFFINE_LIMBS) };
         // SAFETY: G1Affine is repr(transparent) over blst_p1_affine, two
@@ -140,6 +141,7 @@ impl GpuBases {
         Ok(GpuBases { buf, tables, table_c: c, ..self })
     }
 
+    /// Uploads G2 bases (blstrs' affine layout, as is).
     pub fn upload_g2(gpu: &GpuDevice, bases: &[G2Affine]) -> Result<Self, ProverError> {
         const { assert!(std::mem::size_of::<G2Affine>() == 8 * G2_AFFINE_LIMBS) };
         // SAFETY: as for G1, with Fp2 coordinates (c0, c1).
@@ -162,14 +164,17 @@ impl GpuBases {
         Ok(GpuBases { buf, len, curve, tables: 1, table_c: 0 })
     }
 
+    /// Number of bases.
     pub fn len(&self) -> usize {
         self.len
     }
 
+    /// Whether there are no bases.
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
+    /// G1 or G2.
     pub fn curve(&self) -> MsmCurve {
         self.curve
     }
@@ -179,6 +184,7 @@ impl GpuBases {
         (self.tables, self.table_c)
     }
 
+    /// Where the bases (and their tables) are in VRAM.
     pub fn as_device_ptr(&self) -> DevicePointer<u64> {
         self.buf.as_device_ptr()
     }
@@ -190,7 +196,9 @@ impl GpuBases {
 /// past the first `ones`, so it must be exact.
 #[derive(Clone, Copy, Debug)]
 pub struct DeviceDensity {
+    /// The bitmap's words.
     pub words: DevicePointer<u64>,
+    /// Its population count.
     pub ones: usize,
 }
 
@@ -199,10 +207,12 @@ pub struct DeviceDensity {
 pub struct MsmInput {
     /// `n` scalars as blstrs `Scalar` limbs (Montgomery form).
     pub scalars: DevicePointer<u64>,
+    /// Number of scalars.
     pub n: usize,
     /// Which scalars take part; the `k`-th selected one pairs with base
     /// `base_offset + k`. `None`: all, scalar `i` with base `base_offset + i`.
     pub density: Option<DeviceDensity>,
+    /// The first base this MSM uses.
     pub base_offset: usize,
 }
 

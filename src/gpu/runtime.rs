@@ -12,10 +12,15 @@ use crate::error::ProverError;
 
 /// One GPU, ready to launch our kernels.
 pub struct GpuDevice {
+    /// The CUDA device ordinal.
     pub ordinal: u32,
+    /// The device's name, as the driver reports it.
     pub name: String,
+    /// Device memory in bytes.
     pub total_memory: usize,
+    /// (major, minor), e.g. (9, 0) for an H200.
     pub compute_capability: (i32, i32),
+    /// Our kernels, loaded in this device's context.
     pub module: Module,
     // Dropped last: the module and every buffer live in this context.
     context: Context,

@@ -31,6 +31,7 @@ impl SlotLayout {
             input_density_words: inputs.div_ceil(64),
         }
     }
+    /// Aux variables.
     pub fn aux(&self) -> usize {
         self.scalars - self.inputs
     }
@@ -38,21 +39,27 @@ impl SlotLayout {
     pub fn abc(&self, which: usize) -> usize {
         which * self.domain * FR_WORDS
     }
+    /// Where the scalars (inputs, then aux) begin.
     pub fn scalars_at(&self) -> usize {
         self.abc(3)
     }
+    /// Where the aux scalars begin.
     pub fn aux_scalars_at(&self) -> usize {
         self.scalars_at() + self.inputs * FR_WORDS
     }
+    /// Where the A-aux density bitmap begins.
     pub fn a_aux_density_at(&self) -> usize {
         self.scalars_at() + self.scalars * FR_WORDS
     }
+    /// Where the B-aux density bitmap begins.
     pub fn b_aux_density_at(&self) -> usize {
         self.a_aux_density_at() + self.aux_density_words
     }
+    /// Where the B-input density bitmap begins.
     pub fn b_input_density_at(&self) -> usize {
         self.b_aux_density_at() + self.aux_density_words
     }
+    /// Words of the whole slot.
     pub fn words(&self) -> usize {
         self.b_input_density_at() + self.input_density_words
     }
