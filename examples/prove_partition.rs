@@ -1,10 +1,7 @@
 //! Proves synthetic circuits shaped like a Filecoin PoRep C2 partition.
 //!
 //! ```text
-//! cargo run --release --example prove_partition -- [--constraints N] [--inputs N]
-//!     [--proofs N] [--workers N] [--backend auto|cpu|gpu] [--params FILE]
-//!     [--random-bases] [--compact-ntt-tables] [--compute-sharing auto|serial|interleaved]
-//!     [--pinned N]
+//! cargo run --release --example prove_partition -- --help
 //! ```
 //! A real 32 GiB partition is `--constraints 130278869 --inputs 328`; the
 //! default is small enough to finish in seconds on a 2-core CPU. Parameters
@@ -24,78 +21,81 @@ use std::fs::File;
 use std::io::{BufReader, BufWriter};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bellperson::groth16::{self, Parameters};
 use blstrs::{Bls12, Scalar};
+use clap::{Parser, ValueEnum};
 use cuzk::synthetic::SyntheticPorep;
-use cuzk::{Backend, Prover, ProverConfig};
+use cuzk::{Backend, ComputeSharing, Prover, ProverConfig};
 use ff::Field;
+use indicatif::{ProgressBar, ProgressStyle};
 
+/// Proves synthetic circuits shaped like a Filecoin PoRep C2 partition and
+/// verifies them.
+#[derive(Parser, Debug)]
+#[command(version)]
 struct Args {
+    /// Constraints of the circuit (a real 32 GiB partition: 130278869).
+    #[arg(long, default_value_t = 16_000, value_parser = at_least_2)]
     constraints: usize,
+    /// Public inputs besides ONE (a real partition: 328).
+    #[arg(long, default_value_t = 328)]
     inputs: usize,
+    /// Proofs in the batch.
+    #[arg(long, default_value_t = 2)]
     proofs: usize,
+    /// Workers (proofs in flight) per GPU.
+    #[arg(long, default_value_t = 2)]
     workers: usize,
-    compact_ntt_tables: bool,
-    backend: Backend,
+    /// Where to prove.
+    #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
+    backend: BackendArg,
+    /// Parameter file (default: .cache/prove_partition-<constraints>-<inputs>.params,
+    /// generated and cached when missing).
+    #[arg(long)]
     params: Option<PathBuf>,
+    /// Random points instead of a setup (hours at full size): the proofs
+    /// are timed, not verified.
+    #[arg(long)]
     random_bases: bool,
-    compute_sharing: cuzk::ComputeSharing,
+    /// Leave out the NTT's row twiddle tables (8 GiB per GPU at 2^27, 11%
+    /// of the H step): room for a third worker on an H200.
+    #[arg(long)]
+    compact_ntt_tables: bool,
+    /// How the workers' computes share a GPU.
+    #[arg(long, value_enum, default_value_t = SharingArg::Auto)]
+    compute_sharing: SharingArg,
+    /// Reusable pinned witness buffers (default: one per worker; 0: none).
+    #[arg(long)]
     pinned: Option<usize>,
 }
 
-fn parse_args() -> Result<Args, String> {
-    let mut args = Args { constraints: 16_000, inputs: 328, proofs: 2, workers: 2, backend: Backend::Auto, params: None, random_bases: false, compact_ntt_tables: false, compute_sharing: cuzk::ComputeSharing::Auto, pinned: None };
-    let mut it = std::env::args().skip(1);
-    while let Some(flag) = it.next() {
-        let mut value = || it.next().ok_or(format!("{flag} needs a value"));
-        let number = |v: String| v.replace('_', "").parse::<usize>().map_err(|e| format!("{flag}: {e}"));
-        match flag.as_str() {
-            "--constraints" => args.constraints = number(value()?)?,
-            "--inputs" => args.inputs = number(value()?)?,
-            "--proofs" => args.proofs = number(value()?)?,
-            "--workers" => args.workers = number(value()?)?,
-            "--backend" => {
-                args.backend = match value()?.as_str() {
-                    "auto" => Backend::Auto,
-                    "cpu" => Backend::Cpu,
-                    "gpu" => Backend::Gpu,
-                    other => return Err(format!("--backend {other}: expected auto, cpu or gpu")),
-                }
-            }
-            "--params" => args.params = Some(value()?.into()),
-            "--compute-sharing" => {
-                args.compute_sharing = match value()?.as_str() {
-                    "auto" => cuzk::ComputeSharing::Auto,
-                    "serial" => cuzk::ComputeSharing::Serial,
-                    "interleaved" => cuzk::ComputeSharing::Interleaved,
-                    other => return Err(format!("--compute-sharing {other}: expected auto, serial or interleaved")),
-                }
-            }
-            "--pinned" => args.pinned = Some(number(value()?)?),
-            "--random-bases" => args.random_bases = true,
-            "--compact-ntt-tables" => args.compact_ntt_tables = true,
-            "-h" | "--help" => return Err(String::new()),
-            other => return Err(format!("unknown flag {other}")),
-        }
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum BackendArg {
+    Auto,
+    Cpu,
+    Gpu,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum SharingArg {
+    Auto,
+    Serial,
+    Interleaved,
+}
+
+fn at_least_2(v: &str) -> Result<usize, String> {
+    match v.replace('_', "").parse::<usize>() {
+        Ok(n) if n >= 2 => Ok(n),
+        Ok(_) => Err("must be at least 2".into()),
+        Err(e) => Err(e.to_string()),
     }
-    if args.constraints < 2 {
-        return Err("--constraints must be at least 2".into());
-    }
-    Ok(args)
 }
 
 fn main() -> ExitCode {
     env_logger::Builder::from_env(env_logger::Env::default().default_filter_or("info")).init();
-    let args = match parse_args() {
-        Ok(a) => a,
-        Err(msg) => {
-            eprintln!("{msg}\nusage: prove_partition [--constraints N] [--inputs N] [--proofs N] [--workers N] [--backend auto|cpu|gpu] [--params FILE] [--random-bases] [--compact-ntt-tables] [--compute-sharing auto|serial|interleaved] [--pinned N]");
-            return ExitCode::from(2);
-        }
-    };
-    match run(args) {
+    match run(Args::parse()) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(e) => {
@@ -105,12 +105,23 @@ fn main() -> ExitCode {
     }
 }
 
+/// A spinner with elapsed time for a step that reports no progress itself
+/// (hidden when stderr is not a terminal).
+fn spinner(what: &str) -> ProgressBar {
+    let bar = ProgressBar::new_spinner().with_message(what.to_string());
+    bar.set_style(ProgressStyle::with_template("{spinner} {msg} ({elapsed})").expect("template"));
+    bar.enable_steady_tick(Duration::from_millis(200));
+    bar
+}
+
 fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
     let circuits: Vec<_> = (0..args.proofs).map(|i| SyntheticPorep::with_witness(args.constraints, args.inputs, 1000 + i as u64)).collect();
     // Proof 0's synthesis, reused for its per-phase timing below (minutes
     // at full size, so it runs once).
     let t = Instant::now();
+    let synthesizing = spinner("synthesizing proof 0");
     let first = cuzk::synthesize(circuits[0].clone())?;
+    synthesizing.finish_and_clear();
     let synth = t.elapsed();
     let shape = report_witness(&first)?;
     let params = if args.random_bases {
@@ -122,17 +133,29 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
         load_or_generate_params(&args)?
     };
     let t = Instant::now();
+    let building = spinner("building the prover (bases to the GPU)");
+    let backend = match args.backend {
+        BackendArg::Auto => Backend::Auto,
+        BackendArg::Cpu => Backend::Cpu,
+        BackendArg::Gpu => Backend::Gpu,
+    };
+    let compute_sharing = match args.compute_sharing {
+        SharingArg::Auto => ComputeSharing::Auto,
+        SharingArg::Serial => ComputeSharing::Serial,
+        SharingArg::Interleaved => ComputeSharing::Interleaved,
+    };
     let prover = Prover::new(params.clone(), ProverConfig {
-            backend: args.backend,
+            backend,
             workers_per_device: args.workers,
             ntt_row_twiddles: !args.compact_ntt_tables,
-            compute_sharing: args.compute_sharing,
+            compute_sharing,
             pinned_witnesses: args.pinned,
             // Random bases make proofs that cannot verify; real ones are
             // checked by the prover (on the GPU by default) and again below.
             verify_proofs: if args.random_bases { Some(false) } else { None },
             ..Default::default()
         })?;
+    building.finish_and_clear();
     println!("backend: {:?}, workers: {}, ready in {:.3?}", prover.backend(), prover.workers(), t.elapsed());
     // With random bases a proof cannot verify; it is only timed.
     let verify = |proof: &groth16::Proof<Bls12>, circuit: &SyntheticPorep, pvk: &groth16::PreparedVerifyingKey<Bls12>| {
@@ -153,7 +176,11 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
 
     // …then the whole batch pipelined over the workers.
     let t = Instant::now();
-    let results = prover.prove_batch(circuits.clone(), &mut rng);
+    let bar = ProgressBar::new(args.proofs as u64);
+    bar.set_style(ProgressStyle::with_template("proving {bar:30} {pos}/{len} ({elapsed}, {eta} left)").expect("template"));
+    let randomness: Vec<(Scalar, Scalar)> = circuits.iter().map(|_| cuzk::random_r_s(&mut rng)).collect();
+    let results = prover.prove_batch_with_progress(circuits.clone(), randomness, |_, _| bar.inc(1));
+    bar.finish_and_clear();
     let batch = t.elapsed();
     for (i, result) in results.iter().enumerate() {
         let ok = match result {
@@ -207,13 +234,17 @@ fn load_or_generate_params(args: &Args) -> Result<Parameters<Bls12>, Box<dyn std
     if let Ok(file) = File::open(&path) {
         let t = Instant::now();
         // Unchecked: the file is ours; a checked read costs a subgroup check per point.
+        let reading = spinner(&format!("reading {}", path.display()));
         let params = Parameters::read(BufReader::new(file), false)?;
+        reading.finish_and_clear();
         println!("parameters: read {} in {:.3?}", path.display(), t.elapsed());
         return Ok(params);
     }
     let t = Instant::now();
     let mut rng = rand::thread_rng();
+    let generating = spinner("generating parameters (a random setup; hours at full size)");
     let params = groth16::generate_random_parameters::<Bls12, _, _>(SyntheticPorep::shape(args.constraints, args.inputs), &mut rng)?;
+    generating.finish_and_clear();
     println!("parameters: generated in {:.3?}", t.elapsed());
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;

@@ -433,6 +433,18 @@ impl Prover {
         circuits: Vec<C>,
         randomness: Vec<(Scalar, Scalar)>,
     ) -> Vec<Result<Proof<Bls12>, ProverError>> {
+        self.prove_batch_with_progress(circuits, randomness, |_, _| {})
+    }
+
+    /// `prove_batch_with`, calling `on_done(index, result)` as each proof
+    /// finishes (from the worker threads, in completion order): for
+    /// progress reports and for handing proofs on before the batch ends.
+    pub fn prove_batch_with_progress<C: Circuit<Scalar> + Send>(
+        &self,
+        circuits: Vec<C>,
+        randomness: Vec<(Scalar, Scalar)>,
+        on_done: impl Fn(usize, &Result<Proof<Bls12>, ProverError>) + Sync,
+    ) -> Vec<Result<Proof<Bls12>, ProverError>> {
         let count = circuits.len();
         if randomness.len() != count {
             let err = || Err(ProverError::WrongLength { what: "randomness (r, s) pairs", expected: count, got: randomness.len() });
@@ -470,6 +482,7 @@ impl Prover {
                         debug!("proof {i} of the batch: {}", timings.timeline(batch_start));
                         proof
                     });
+                    on_done(i, &result);
                     results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);
                 });
             }
