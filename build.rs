@@ -46,12 +46,12 @@ fn main() {
 /// express) for kernels whose occupancy is worth a few spills; measured in
 /// docs/PERFORMANCE.md. `scripts/ptx-select.py` makes variants to compare.
 /// The NTT passes: 4 blocks of 256 threads per SM instead of 2 or 3 for
-/// some spills: the inverse (DIT) and fused passes at 64 (session 8: with
-/// the lazy butterflies, cap 64 made the 2^27 inverse 3% faster than 80).
+/// some spills: the inverse (DIT) and fused passes at 64 (with the lazily
+/// reduced butterflies, cap 64 made the 2^27 inverse 3% faster than 80).
 /// The forward (DIF) pass needs 78 registers without branches around its
 /// twiddles (3 blocks, no spills); a cap of 64 (4 blocks, 60 bytes
-/// spilled) was 1% slower at 2^27 and no faster at 2^24 (session 12).
-/// The coset-stage passes (row twiddles, session 14): DIF needs 66
+/// spilled) was 1% slower at 2^27 and no faster at 2^24.
+/// The coset-stage passes (row twiddles): DIF needs 66
 /// uncapped (3 blocks); at 64 (12 bytes spilled, 4 blocks) the 2^24 and
 /// 2^27 forward were 1.0% and 2.6% faster. The DIT ones need 80; at 64
 /// (24 and 16 bytes spilled) the 2^27 inverse was 1.5% faster.

@@ -34,7 +34,7 @@ if want msm; then
 fi
 if want msm-tables; then
   # Precomputed tables (memory: tables × bases), the best configurations
-  # measured (docs/PERFORMANCE.md, sessions 9 to 11): G2 2^24 at c = 22
+  # measured (docs/PERFORMANCE.md, "MSM", with tables): G2 2^24 at c = 22
   # with 12 tables (39 GB), G1 2^26 at c = 22 with 12 (77 GB), G1 2^27 at
   # c = 22 with 6 (77 GB); both sorts (the padded one is the default with
   # tables); each prints its table build time.

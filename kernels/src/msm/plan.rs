@@ -73,7 +73,7 @@ pub struct MsmConfig {
     /// of `windows`, so a larger `c` (fewer windows, fewer additions) costs
     /// fewer buckets, and a set's windows are consecutive (one scatter
     /// launch, one cursor array). `window_bits` must then be the tables' `c`. Best
-    /// measured on an H200 (docs/PERFORMANCE.md, sessions 9 to 11, padded
+    /// measured on an H200 (docs/PERFORMANCE.md, "MSM", with tables; padded
     /// sort): c = 22 with 12 tables (one set) for G1 2^26 (389.7 ms, 77 GB
     /// of tables) and G2 2^24 (301.8 ms, 39 GB), 6 tables (two sets) for G1
     /// 2^27 (774.7 ms, 77 GB).
@@ -225,8 +225,8 @@ pub const TARGET_THREADS: u64 = 1 << 17;
 /// Largest default first-level chunk: a chunk's serial additions are the
 /// level's tail. H200, G1, median ms at chunks of 1024 / 2048: 2^26 448.1 /
 /// 453.1, 2^27 857.2 / 861.0 (c = 20); with 12 tables at 2^26 402.3 /
-/// 406.0, with 6 at 2^27 801.5 / 805.6 (docs/PERFORMANCE.md, sessions 9
-/// and 10).
+/// 406.0, with 6 at 2^27 801.5 / 805.6 (docs/PERFORMANCE.md, "Defaults
+/// and the measurements behind them").
 pub const MAX_DEFAULT_CHUNK0: u64 = 1024;
 
 /// The window size for `n` scalars (G1 and G2 alike).

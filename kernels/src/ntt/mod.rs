@@ -90,19 +90,17 @@
 //! 64 KiB dynamic shared memory tiles (fewer passes); pass bit splits that
 //! favour coalescing (e.g. 2^20 as 7 + 7 + 6). Inter-pass twiddles come
 //! from tables that need no composing multiplication where they exist (the
-//! direct and, until session 14, outer twiddles of [`tables`]): −5% each
-//! at 2^27.
+//! direct twiddles of [`tables`]; the row twiddles fold the rest into the
+//! stages): −5% each at 2^27.
 //!
-//! Session 12 (H200): phases without branches around trivial twiddles
-//! −2.4% at 2^27, −1.4% at 2^24 (with the lazy stores inside a transform,
-//! −0.6% / −1.2% of that); with r odd, the lone radix-2 stage moved to the
-//! widest half-span so that a trivial radix-4 phase remains: −3.1% at
-//! 2^27. Not kept: a warp-uniform twiddle index (with a swizzled tile
-//! +3.8% at 2^27; without, session 13: −0.3% at 2^24, +1.3% at 2^27;
-//! docs/PERFORMANCE.md). Session 13: the passes are bound by the integer
-//! multiply (fmaheavy) pipe, 75–79% busy in every pass. Session 14: row
-//! twiddles (coset stages) instead of outer twiddles: 4.3% fewer products
-//! at 2^24, 5.1% less time (docs/PERFORMANCE.md).
+//! Measured on an H200 (docs/PERFORMANCE.md, "NTT and H step"; the dated
+//! log in docs/history/): phases without branches around trivial twiddles
+//! −2.4% at 2^27, −1.4% at 2^24; with r odd, the lone radix-2 stage at the
+//! widest half-span so that a trivial radix-4 phase remains: −3.1% at 2^27;
+//! row twiddles (coset stages) instead of separate inter-pass twiddles:
+//! 4.3% fewer products at 2^24, 5.1% less time. The passes are bound by the
+//! integer multiply (fmaheavy) pipe, 75–79% busy in every pass. A
+//! warp-uniform twiddle index was tried and not kept ("Tried and not kept").
 
 pub mod block;
 #[cfg(not(target_arch = "nvptx64"))]
