@@ -1,0 +1,248 @@
+//! What an MSM can be asked to do (curve, window size, tables, sort) and
+//! the defaults, with the measurements behind them.
+
+use super::*;
+
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Curve {
+    G1,
+    G2,
+}
+
+impl Curve {
+    pub const fn affine_limbs(self) -> usize {
+        match self {
+            Curve::G1 => G1_AFFINE_LIMBS,
+            Curve::G2 => G2_AFFINE_LIMBS,
+        }
+    }
+    pub const fn xyzz_limbs(self) -> usize {
+        match self {
+            Curve::G1 => G1_XYZZ_LIMBS,
+            Curve::G2 => G2_XYZZ_LIMBS,
+        }
+    }
+    /// Limbs of the result (Jacobian, `blst_p1` / `blst_p2` layout).
+    pub const fn jacobian_limbs(self) -> usize {
+        match self {
+            Curve::G1 => G1_JACOBIAN_LIMBS,
+            Curve::G2 => G2_JACOBIAN_LIMBS,
+        }
+    }
+}
+
+/// Tuning knobs; `Default` (all zero / `None`) picks everything from `n`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MsmConfig {
+    /// Window bits `c` in `1..=22`; 0: [`default_window_bits`].
+    pub window_bits: u32,
+    /// Sorted entries per thread in the first accumulation level; 0: sized
+    /// so about [`TARGET_THREADS`] threads cover the `n · W` entry bound,
+    /// at most [`MAX_DEFAULT_CHUNK0`].
+    pub chunk0: u32,
+    /// Items per thread in the later accumulation levels (≥ 4); 0: 16.
+    pub chunk: u32,
+    /// log2 of the segments one thread merges per level of the bucket
+    /// reduction tree ([`crate::msm::reduce`]), `1..=8`; 0:
+    /// [`DEFAULT_REDUCE_FAN_LOG`].
+    pub reduce_fan_log: u32,
+    /// log2 of the fan of the upper merge levels, those with fewer than
+    /// [`MERGE_PARALLEL`] outputs, `1..=8`; 0: [`DEFAULT_REDUCE_TOP_FAN_LOG`].
+    pub reduce_top_fan_log: u32,
+    /// Windows per scatter launch; 0: [`default_scatter_windows`].
+    pub scatter_windows: u32,
+    /// Precomputed tables of the bases (0 or 1: none): with `t`, the bases
+    /// hold `t` copies, copy `a` being `2^(c·a)·P` (see
+    /// [`table_spacing_bits`]); with `sets = ceil(windows / t)` and `p =
+    /// ceil(windows / sets)`, window `w = b·p + a` adds copy `a` into bucket
+    /// set `b`, whose sum is weighted `2^(c·p·b)`: `sets` bucket sets instead
+    /// of `windows`, so a larger `c` (fewer windows, fewer additions) costs
+    /// fewer buckets, and a set's windows are consecutive (one scatter
+    /// launch, one cursor array). `window_bits` must then be the tables' `c`. Best
+    /// measured on an H200 (docs/PERFORMANCE.md, "MSM", with tables; padded
+    /// sort): c = 22 with 12 tables (one set) for G1 2^26 (389.7 ms, 77 GB
+    /// of tables) and G2 2^24 (301.8 ms, 39 GB), 6 tables (two sets) for G1
+    /// 2^27 (774.7 ms, 77 GB).
+    pub tables: u32,
+    /// How entries are sorted into buckets.
+    pub sort: Sort,
+}
+
+/// The counting sort's flavour ([`crate::msm::sort`], [`crate::msm::padded`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Sort {
+    /// Padded with the automatic shape ([`padded_shape`]) when the bases
+    /// have tables (VRAM to spare: 14.7 GB of scratch instead of 4.3 at G1
+    /// 2^26, most of it the slots and an overflow list sized for every
+    /// entry), counted otherwise.
+    #[default]
+    Auto,
+    /// Histogram, scan, scatter.
+    Counted,
+    /// No histogram: `2^cap_log` slots per bucket (0: from the expected
+    /// bucket size, [`padded_cap_log`]), packed after the scatter, overflow
+    /// placed last.
+    Padded { cap_log: u32 },
+}
+
+/// Slots per bucket for `entries` entries over `buckets` buckets when
+/// padded: the power of two at or above the mean plus five standard
+/// deviations plus 16 (at 2^26 scalars, c = 22, one set: 384 ± 20 → 512,
+/// 6.5 deviations: an overflow about once in 10^4 MSMs).
+pub fn padded_cap_log(entries: u64, buckets: u64) -> u32 {
+    cap_log_for_mean(entries.div_ceil(buckets.max(1)))
+}
+
+fn cap_log_for_mean(mean: u64) -> u32 {
+    let cap = mean + 5 * (mean.isqrt() + 1) + 16;
+    cap.next_power_of_two().trailing_zeros()
+}
+
+/// The automatic padded shape: [`padded_cap_log`] for every bucket, and
+/// where the top window is short ([`top_digit_max`]) its buckets (the top
+/// window's set's first `top_digit_max(c)`) sized for their mean too, the
+/// top window's `selected` digits spread over them (9045 more at 2^26, c =
+/// 22: 2^14 slots instead of 2^9 and no overflow).
+pub fn padded_shape(c: u32, windows: u32, sets: u32, selected: u64) -> PaddedShape {
+    let mean = (selected * windows as u64).div_ceil((sets as u64) << (c - 1));
+    let cap_log = cap_log_for_mean(mean);
+    let top = top_digit_max(c);
+    let hot_log = cap_log_for_mean(mean + selected.div_ceil(top as u64));
+    if hot_log <= cap_log {
+        return PaddedShape::uniform(cap_log);
+    }
+    let top_set = (windows - 1) / windows_per_set(windows, sets);
+    PaddedShape { cap_log, hot_log, hot_begin: top_set << (c - 1), hot_len: top }
+}
+
+/// Threads of the overflow placement (a grid-stride loop over a count
+/// only the device knows; usually nothing to do).
+pub const OVERFLOW_THREADS: u32 = 1 << 16;
+/// Most threads of the packing copy (a grid-stride loop over the slots).
+pub const COMPACT_THREADS: u32 = 1 << 24;
+
+/// Largest window with precomputed tables: fewer sets make larger windows
+/// affordable (c = 24: 11 windows instead of 13 at c = 20), though the
+/// scatter's cursors grow with `2^(c−1)` (c = 22 measured best).
+pub const MAX_TABLE_WINDOW_BITS: u32 = 26;
+
+/// Most buckets (`sets · 2^(c−1)`) a plan may have.
+pub const MAX_BUCKETS: u64 = 1 << 25;
+
+/// Bucket sets for `windows` windows over `tables` tables.
+pub const fn bucket_sets(windows: u32, tables: u32) -> u32 {
+    if tables <= 1 {
+        windows
+    } else {
+        windows.div_ceil(tables)
+    }
+}
+
+/// The doublings between consecutive tables for window bits `c`: table
+/// `a` holds `2^(a · table_spacing_bits(c))·P` (a set's windows are
+/// consecutive, so each table is one window further, whatever the count).
+pub const fn table_spacing_bits(c: u32) -> u32 {
+    c
+}
+
+/// Default merge fan of the bucket reduction's lower levels: 16 inputs per
+/// thread and level (`3 · 16` additions).
+pub const DEFAULT_REDUCE_FAN_LOG: u32 = 4;
+
+/// Merge levels with fewer outputs than this (threads) do not fill an
+/// H200 (≈ 33 K threads at the merge kernels' registers): their time is one
+/// thread's chain of `3 · fan` additions, so they use a smaller fan.
+pub const MERGE_PARALLEL: u64 = 1 << 13;
+
+/// Default fan of the upper merge levels: 4 inputs per thread (H200, merge
+/// time at 2^20: G1 2.86 / 2.64 / 2.31 ms and G2 12.4 / 9.96 / 9.03 ms for
+/// fans 16 / 2 / 4, docs/PERFORMANCE.md).
+pub const DEFAULT_REDUCE_TOP_FAN_LOG: u32 = 2;
+
+/// Cursor bytes one scatter launch should touch: the windows of a launch
+/// are chosen so their cursors fit this (H200, 50 MB L2; see
+/// [`default_scatter_windows`]).
+pub const SCATTER_CURSOR_BYTES: u64 = 512 << 10;
+
+/// Threads of a scatter launch after the first (a grid-stride loop over
+/// the listed scalars, whose count only the device knows). Many waves, so
+/// the last one's share is small: an H200 holds ≈ 200 K scatter threads
+/// (36 registers), and 2^18 threads (1.3 waves, every thread looping alike)
+/// made the scatter of a 2^26 MSM 12% slower (53.7 against 47.8 ms); and
+/// few enough blocks that a short list costs little to walk past.
+pub const LISTED_THREADS: u32 = 1 << 22;
+
+/// Windows per scatter launch for window size `c` and `sets` bucket sets
+/// over `windows` windows. With tables, one set's windows (consecutive, see
+/// [`MsmConfig::tables`]): one cursor array however many windows a launch
+/// has. Without, as many windows as keep the cursors of one launch within
+/// [`SCATTER_CURSOR_BYTES`], at least one.
+/// H200, G1, random scalars, scatter ms for 1 / 2 / 4 / all windows per
+/// launch: 2^26 (c = 20) 46.6 / 50.4 / 54.3 / 73.7; 2^24 (c = 16) 10.2 /
+/// 8.0 / 7.7 / 11.7; 2^26, c = 22, 12 tables (one set) 56.8 / 53.1 / 51.1 /
+/// 49.5 (docs/PERFORMANCE.md).
+pub fn default_scatter_windows(c: u32, sets: u32, windows: u32) -> u32 {
+    let per_set = windows_per_set(windows, sets);
+    if per_set > 1 {
+        return per_set;
+    }
+    // One window per set: no tables, `sets == windows`.
+    let fit = (SCATTER_CURSOR_BYTES / (4u64 << (c - 1))).clamp(1, u32::MAX as u64) as u32;
+    fit.min(windows)
+}
+
+/// Most merge levels a plan can have (`c − 1 ≤ 21` bits at fan 2^1).
+pub const MAX_REDUCE_LEVELS: usize = 22;
+
+/// Default cap on the window size below 2^20 scalars (the model's range).
+pub const DEFAULT_MAX_WINDOW_BITS: u32 = 18;
+
+/// Threads per block of every MSM launch (a multiple of 32, as the
+/// warp-uniform loops require). 128 rather than 256: point kernels need
+/// 128–255 registers per thread, and smaller blocks let the register file
+/// hold one more block (e.g. 3 × 4 warps at ≤ 168 registers instead of one
+/// 8-warp block of 256).
+pub const MSM_BLOCK: u32 = 128;
+
+/// Threads the first accumulation level aims for (enough to fill an H100 /
+/// H200 several times over at the occupancy the point kernels reach).
+pub const TARGET_THREADS: u64 = 1 << 17;
+
+/// Largest default first-level chunk: a chunk's serial additions are the
+/// level's tail. H200, G1, median ms at chunks of 1024 / 2048: 2^26 448.1 /
+/// 453.1, 2^27 857.2 / 861.0 (c = 20); with 12 tables at 2^26 402.3 /
+/// 406.0, with 6 at 2^27 801.5 / 805.6 (docs/PERFORMANCE.md, "Defaults
+/// and the measurements behind them").
+pub const MAX_DEFAULT_CHUNK0: u64 = 1024;
+
+/// The window size for `n` scalars (G1 and G2 alike).
+///
+/// From 2^20 on, the best measured on an H200 (docs/PERFORMANCE.md, random
+/// scalars, both curves): 16 up to 2^24 (larger windows add more bucket
+/// stores and reduction than they save in entries), 18 below 2^26, 20
+/// from 2^26 (c = 18…21 at 2^26: 686, 667, 656, 690 ms).
+///
+/// Below 2^20, the `c ≤ 18` minimising the modelled cost
+/// `W(c) · (n + 4 · 2^(c−1))`: per window `n` mixed additions into buckets
+/// plus about two full additions per bucket in the reduction (counted as
+/// two mixed ones apiece); e.g. `c = 2` for `n = 1`, 7 for 2^10, 12 for 2^16.
+pub fn default_window_bits(n: usize) -> u32 {
+    match n {
+        n if n >= 1 << 26 => return 20,
+        n if n >= 1 << 25 => return 18,
+        n if n >= 1 << 20 => return 16,
+        _ => {}
+    }
+    let n = n as f64;
+    (1..=DEFAULT_MAX_WINDOW_BITS)
+        .map(|c| {
+            (
+                c,
+                num_windows(c) as f64 * (n + 4.0 * (1u64 << (c - 1)) as f64),
+            )
+        })
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(c, _)| c)
+        .unwrap_or(1)
+}

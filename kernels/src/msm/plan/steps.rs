@@ -1,0 +1,408 @@
+//! The operations an MSM enqueues (memsets, copies and kernel launches with
+//! their arguments), and the steps of an in-place scan.
+
+use super::*;
+
+
+/// Where the inputs and the output of one MSM are (addresses).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MsmIo {
+    /// Affine bases (`n_bases` of them, blst layout; with the plan's
+    /// `tables > 1`, that many tables of `n_bases` each, one after another).
+    pub bases: u64,
+    pub n_bases: u32,
+    /// Index of the base paired with the first (selected) scalar.
+    pub base_offset: u32,
+    /// `n` scalars, Montgomery limbs (blstrs `Scalar`).
+    pub scalars: u64,
+    /// Density bitmap of `ceil(n/64)` words, or 0 for none (all selected).
+    pub density: u64,
+    /// One Jacobian point.
+    pub out: u64,
+}
+
+/// The scalar-side arguments of the histogram and scatter kernels.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DigitAddrs {
+    pub scalars: u64,
+    pub n: u32,
+    pub density: u64,
+    pub prefix: u64,
+    pub base_offset: u32,
+    /// Bases at or past this index are dropped (see `DigitArgs::n_bases`).
+    pub n_bases: u32,
+    pub c: u32,
+    pub windows: u32,
+    pub sets: u32,
+    /// Bases per table (0 without tables).
+    pub stride: u32,
+}
+
+/// One operation on the stream. Kernel parameters are in the order the
+/// kernels declare them (see [`Step::args`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Set `len` `u32` words to zero (a memset, not a kernel).
+    ZeroU32 {
+        dst: u64,
+        len: usize,
+    },
+    /// Copy `len` `u32` words (a device-to-device copy, not a kernel).
+    CopyU32 {
+        src: u64,
+        dst: u64,
+        len: usize,
+    },
+    Popcount {
+        words: u64,
+        n: u32,
+        out: u64,
+    },
+    ScanReduce {
+        data: u64,
+        n: u32,
+        out: u64,
+    },
+    ScanApply {
+        data: u64,
+        n: u32,
+        offsets: u64,
+    },
+    Histogram {
+        digits: DigitAddrs,
+        counts: u64,
+        digit_list: u64,
+        digit_count: u64,
+    },
+    /// Padded sort: the entries of windows `rounds.0..rounds.1` into slots.
+    ScatterPadded {
+        digits: DigitAddrs,
+        counts: u64,
+        shape: PaddedShape,
+        padded: u64,
+        overflow: u64,
+        overflow_count: u64,
+        rounds: (u32, u32),
+    },
+    /// Padded sort: the slots of buckets `first_key ..` (`2^cap_log` each,
+    /// `slots` in all, from `padded`) packed into `entries`.
+    Compact {
+        starts: u64,
+        first_key: u32,
+        slots: u32,
+        cap_log: u32,
+        padded: u64,
+        entries: u64,
+    },
+    /// Padded sort: the overflow after its buckets' packed slots.
+    PlaceOverflow {
+        overflow: u64,
+        overflow_count: u64,
+        cursor: u64,
+        shape: PaddedShape,
+        entries: u64,
+    },
+    /// The entries of windows `rounds.0..rounds.1`.
+    Scatter {
+        digits: DigitAddrs,
+        cursor: u64,
+        entries: u64,
+        digit_list: u64,
+        digit_count: u64,
+        rounds: (u32, u32),
+    },
+    Accumulate0 {
+        bases: u64,
+        entries: u64,
+        starts: u64,
+        n_keys: u32,
+        chunk: u32,
+        threads: u32,
+        out_keys: u64,
+        out_points: u64,
+        sums: u64,
+    },
+    Accumulate {
+        in_keys: u64,
+        in_points: u64,
+        n_in: u32,
+        chunk: u32,
+        threads: u32,
+        out_keys: u64,
+        out_points: u64,
+        sums: u64,
+        last: bool,
+    },
+    /// A merge level; `starts` is 0 except for the first (bucket) level.
+    Merge {
+        input: u64,
+        starts: u64,
+        level: MergeLevel,
+        out: u64,
+    },
+    Windows {
+        top: u64,
+        /// Doublings between consecutive sets' weights (`c · p`).
+        c: u32,
+        windows: u32,
+        win: u64,
+    },
+    Finish {
+        win: u64,
+        windows: u32,
+        sums: u64,
+        starts: u64,
+        ones_key: u32,
+        out: u64,
+    },
+}
+
+/// Kernel parameters as `u64` values, in declaration order; a `u32`
+/// parameter is the low half (little-endian hosts read it from the first
+/// four bytes).
+pub type Args = ([u64; 16], usize);
+
+fn args(list: &[u64]) -> Args {
+    let mut a = [0u64; 16];
+    a[..list.len()].copy_from_slice(list);
+    (a, list.len())
+}
+
+impl Step {
+    /// The kernel this step launches (`None` for memset/copy).
+    pub fn kernel(&self, curve: Curve) -> Option<&'static str> {
+        let g1 = curve == Curve::G1;
+        let pick = |a: &'static str, b: &'static str| if g1 { a } else { b };
+        Some(match self {
+            Step::ZeroU32 { .. } | Step::CopyU32 { .. } => return None,
+            Step::Popcount { .. } => "msm_popcount",
+            Step::ScanReduce { .. } => "msm_scan_reduce",
+            Step::ScanApply { .. } => "msm_scan_apply",
+            Step::Histogram { .. } => "msm_histogram",
+            Step::Scatter { .. } => "msm_scatter",
+            Step::ScatterPadded { .. } => "msm_scatter_padded",
+            Step::Compact { .. } => "msm_compact",
+            Step::PlaceOverflow { .. } => "msm_place_overflow",
+            Step::Accumulate0 { .. } => pick("msm_g1_accumulate0", "msm_g2_accumulate0"),
+            Step::Accumulate { .. } => pick("msm_g1_accumulate", "msm_g2_accumulate"),
+            Step::Merge { .. } => pick("msm_g1_merge", "msm_g2_merge"),
+            Step::Windows { .. } => pick("msm_g1_windows", "msm_g2_windows"),
+            Step::Finish { .. } => pick("msm_g1_finish", "msm_g2_finish"),
+        })
+    }
+
+    /// Threads the kernel's grid-stride loop covers (0 for memset/copy).
+    pub fn threads(&self) -> u32 {
+        match *self {
+            Step::ZeroU32 { .. } | Step::CopyU32 { .. } => 0,
+            Step::Popcount { n, .. } => n,
+            Step::ScanReduce { n, .. } | Step::ScanApply { n, .. } => chunks(n),
+            Step::Histogram { digits, .. } => digits.n,
+            // After round 0 a scatter walks a list of unknown length.
+            Step::Scatter { digits, rounds, .. } if rounds.0 > 0 => digits.n.min(LISTED_THREADS),
+            Step::Scatter { digits, .. } => digits.n,
+            Step::ScatterPadded { digits, .. } => digits.n,
+            Step::Compact { slots, cap_log, .. } => (slots >> compact_group_log(cap_log)).min(COMPACT_THREADS),
+            Step::PlaceOverflow { .. } => OVERFLOW_THREADS,
+            Step::Accumulate0 { threads, .. } | Step::Accumulate { threads, .. } => threads,
+            Step::Merge { level, .. } => level.outputs,
+            Step::Windows { windows, .. } => windows,
+            Step::Finish { .. } => 1,
+        }
+    }
+
+    /// The kernel's parameters (see [`Args`]).
+    pub fn args(&self) -> Args {
+        let d = |d: &DigitAddrs| {
+            [
+                d.scalars,
+                d.n as u64,
+                d.density,
+                d.prefix,
+                d.base_offset as u64,
+                d.n_bases as u64,
+                d.c as u64,
+                d.windows as u64,
+                d.sets as u64,
+                d.stride as u64,
+            ]
+        };
+        match self {
+            Step::ZeroU32 { .. } | Step::CopyU32 { .. } => args(&[]),
+            Step::Popcount { words, n, out } => args(&[*words, *n as u64, *out]),
+            Step::ScanReduce { data, n, out } => args(&[*data, *n as u64, *out]),
+            Step::ScanApply { data, n, offsets } => args(&[*data, *n as u64, *offsets]),
+            Step::Histogram {
+                digits,
+                counts,
+                digit_list,
+                digit_count,
+            } => {
+                let mut a = args(&d(digits));
+                a.0[10] = *counts;
+                a.0[11] = *digit_list;
+                a.0[12] = *digit_count;
+                (a.0, 13)
+            }
+            Step::Scatter {
+                digits,
+                cursor,
+                entries,
+                digit_list,
+                digit_count,
+                rounds,
+            } => {
+                let mut a = args(&d(digits));
+                a.0[10] = *cursor;
+                a.0[11] = *entries;
+                a.0[12] = *digit_list;
+                a.0[13] = *digit_count;
+                a.0[14] = rounds.0 as u64;
+                a.0[15] = rounds.1 as u64;
+                (a.0, 16)
+            }
+            Step::ScatterPadded {
+                digits,
+                counts,
+                shape,
+                padded,
+                overflow,
+                overflow_count,
+                rounds,
+            } => {
+                let mut a = args(&d(digits));
+                a.0[10] = *counts;
+                a.0[11] = shape.pack();
+                a.0[12] = *padded;
+                a.0[13] = *overflow;
+                a.0[14] = *overflow_count;
+                a.0[15] = (rounds.0 | (rounds.1 << 16)) as u64;
+                (a.0, 16)
+            }
+            Step::Compact {
+                starts,
+                first_key,
+                slots,
+                cap_log,
+                padded,
+                entries,
+            } => args(&[*starts, *first_key as u64, *slots as u64, *cap_log as u64, *padded, *entries]),
+            Step::PlaceOverflow {
+                overflow,
+                overflow_count,
+                cursor,
+                shape,
+                entries,
+            } => args(&[*overflow, *overflow_count, *cursor, shape.pack(), *entries]),
+            Step::Accumulate0 {
+                bases,
+                entries,
+                starts,
+                n_keys,
+                chunk,
+                threads,
+                out_keys,
+                out_points,
+                sums,
+            } => args(&[
+                *bases,
+                *entries,
+                *starts,
+                *n_keys as u64,
+                *chunk as u64,
+                *threads as u64,
+                *out_keys,
+                *out_points,
+                *sums,
+            ]),
+            Step::Accumulate {
+                in_keys,
+                in_points,
+                n_in,
+                chunk,
+                threads,
+                out_keys,
+                out_points,
+                sums,
+                last,
+            } => args(&[
+                *in_keys,
+                *in_points,
+                *n_in as u64,
+                *chunk as u64,
+                *threads as u64,
+                *out_keys,
+                *out_points,
+                *sums,
+                *last as u64,
+            ]),
+            Step::Merge {
+                input,
+                starts,
+                level,
+                out,
+            } => args(&[
+                *input,
+                *starts,
+                level.in_m_log as u64,
+                level.fan_log as u64,
+                level.outputs as u64,
+                *out,
+            ]),
+            Step::Windows {
+                top,
+                c,
+                windows,
+                win,
+            } => args(&[*top, *c as u64, *windows as u64, *win]),
+            Step::Finish {
+                win,
+                windows,
+                sums,
+                starts,
+                ones_key,
+                out,
+            } => args(&[
+                *win,
+                *windows as u64,
+                *sums,
+                *starts,
+                *ones_key as u64,
+                *out,
+            ]),
+        }
+    }
+}
+
+/// The steps of an in-place exclusive scan over `s.levels[0]` (offsets
+/// relative to `arena`): chunk sums up the tree, then prefix sums down it.
+pub fn scan_steps<E>(
+    s: &ScanLayout,
+    arena: u64,
+    f: &mut dyn FnMut(Step) -> Result<(), E>,
+) -> Result<(), E> {
+    let at = |words: usize| arena + 8 * words as u64;
+    for k in 0..s.count - 1 {
+        let (data, n) = s.levels[k];
+        f(Step::ScanReduce {
+            data: at(data),
+            n,
+            out: at(s.levels[k + 1].0),
+        })?;
+    }
+    let (top, n) = s.levels[s.count - 1];
+    f(Step::ScanApply {
+        data: at(top),
+        n,
+        offsets: 0,
+    })?;
+    for k in (0..s.count - 1).rev() {
+        let (data, n) = s.levels[k];
+        f(Step::ScanApply {
+            data: at(data),
+            n,
+            offsets: at(s.levels[k + 1].0),
+        })?;
+    }
+    Ok(())
+}
