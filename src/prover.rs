@@ -333,6 +333,35 @@ impl Prover {
 
     /// [`Prover::prestage`] if a worker slot is free now; otherwise the job
     /// comes back untouched (`TryPrestageError::Busy`), to be staged later.
+    ///
+    /// ```
+    /// use cuzk::{Backend, Prover, ProverConfig, TryPrestageError};
+    /// # use bellperson::{Circuit, ConstraintSystem, SynthesisError};
+    /// # use blstrs::{Bls12, Scalar};
+    /// # #[derive(Clone)]
+    /// # struct Square(Option<Scalar>);
+    /// # impl Circuit<Scalar> for Square {
+    /// #     fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+    /// #         let x = cs.alloc(|| "x", || self.0.ok_or(SynthesisError::AssignmentMissing))?;
+    /// #         let y = cs.alloc_input(|| "y", || self.0.map(|x| x * x).ok_or(SynthesisError::AssignmentMissing))?;
+    /// #         cs.enforce(|| "x*x=y", |lc| lc + x, |lc| lc + x, |lc| lc + y);
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// let mut rng = rand::thread_rng();
+    /// let params = bellperson::groth16::generate_random_parameters::<Bls12, _, _>(Square(None), &mut rng)?;
+    /// let prover = Prover::new(params, ProverConfig { backend: Backend::Cpu, workers_per_device: 1, ..Default::default() })?;
+    /// let held = prover.prestage(prover.job(Square(Some(Scalar::from(3))), &mut rng)?)?;
+    /// // The only slot is held: the job comes back instead of waiting forever.
+    /// let job = match prover.try_prestage(prover.job(Square(Some(Scalar::from(4))), &mut rng)?) {
+    ///     Err(TryPrestageError::Busy(job)) => job,
+    ///     other => panic!("expected Busy, got {other:?}"),
+    /// };
+    /// prover.compute(held)?;
+    /// let proof = prover.compute(prover.try_prestage(job)?)?;
+    /// # let _ = proof;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn try_prestage(&self, job: ProofJob) -> Result<Staged, TryPrestageError> {
         self.prestage_in(job, Some(()))
     }
@@ -418,6 +447,32 @@ impl Prover {
     /// while each worker pre-stages its next proof and computes it. Returns
     /// one result per circuit, in order; a failing circuit costs only its own
     /// proof.
+    ///
+    /// ```
+    /// use cuzk::{Backend, Prover, ProverConfig};
+    /// # use bellperson::{Circuit, ConstraintSystem, SynthesisError};
+    /// # use blstrs::{Bls12, Scalar};
+    /// # #[derive(Clone)]
+    /// # struct Square(Option<Scalar>);
+    /// # impl Circuit<Scalar> for Square {
+    /// #     fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+    /// #         let x = cs.alloc(|| "x", || self.0.ok_or(SynthesisError::AssignmentMissing))?;
+    /// #         let y = cs.alloc_input(|| "y", || self.0.map(|x| x * x).ok_or(SynthesisError::AssignmentMissing))?;
+    /// #         cs.enforce(|| "x*x=y", |lc| lc + x, |lc| lc + x, |lc| lc + y);
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// let mut rng = rand::thread_rng();
+    /// let params = bellperson::groth16::generate_random_parameters::<Bls12, _, _>(Square(None), &mut rng)?;
+    /// let prover = Prover::new(params.clone(), ProverConfig { backend: Backend::Cpu, ..Default::default() })?;
+    /// let xs: Vec<u64> = (2..6).collect();
+    /// let proofs = prover.prove_batch(xs.iter().map(|&x| Square(Some(Scalar::from(x)))).collect(), &mut rng);
+    /// let pvk = bellperson::groth16::prepare_verifying_key(&params.vk);
+    /// for (x, proof) in xs.iter().zip(proofs) {
+    ///     assert!(bellperson::groth16::verify_proof(&pvk, &proof?, &[Scalar::from(x * x)])?);
+    /// }
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn prove_batch<C: Circuit<Scalar> + Send>(
         &self,
         circuits: Vec<C>,
