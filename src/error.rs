@@ -92,6 +92,14 @@ pub enum ProverError {
     #[error("this staged proof was pre-staged by another prover; compute it with that one")]
     /// A `Staged` given to a prover other than the one that made it.
     ForeignStaged,
+
+    /// A GPU worker slot asked to take a second witness while a staged
+    /// proof holds it.
+    #[error("GPU worker slot {slot} already holds a staged proof")]
+    SlotBusy {
+        /// The slot's index.
+        slot: usize,
+    },
 }
 
 /// `Result` with [`ProverError`].

@@ -367,3 +367,44 @@ fn an_empty_circuit_proves_like_bellperson() {
     let prover = Prover::new(params.clone(), gpu_config(1)).expect("GPU prover");
     common::assert_proofs_match_bellperson(&prover, &params, vec![common::Empty; 2], &[vec![], vec![]], &mut rng);
 }
+
+#[test]
+fn a_slot_takes_one_staged_witness_and_stays_with_its_engine() {
+    if common::gpu_or_skip("a_slot_takes_one_staged_witness_and_stays_with_its_engine").is_none() {
+        return;
+    }
+    let mut rng = common::rng();
+    let params = common::params_for(SyntheticPorep::shape(1500, 2), &mut rng);
+    let (a, b) = (GpuEngine::new(&params, &gpu_config(1)).unwrap(), GpuEngine::new(&params, &gpu_config(1)).unwrap());
+    let asg = synthesize(SyntheticPorep::with_witness(1500, 2, 8)).unwrap();
+    let shape = ProofShape::of(&asg).unwrap();
+    let job = || ProofJob::with_randomness(asg.clone(), Scalar::ONE, Scalar::ONE);
+    let held = a.prestage(0, &shape, job()).unwrap();
+    // A second witness would overwrite the first (or land mid-compute).
+    assert!(matches!(a.prestage(0, &shape, job()), Err(ProverError::SlotBusy { slot: 0 })));
+    // b's slot 0 holds nothing of this proof.
+    assert!(matches!(b.compute(&params, held, &mut PhaseTimings::default()), Err(ProverError::ForeignStaged)));
+    // The refused compute dropped the staged proof: the slot is free again.
+    let st = a.prestage(0, &shape, job()).unwrap();
+    let proof = a.compute(&params, st, &mut PhaseTimings::default()).unwrap();
+    let want = common::bellperson_proofs(&params, vec![SyntheticPorep::with_witness(1500, 2, 8)], &[(Scalar::ONE, Scalar::ONE)]);
+    assert_eq!(proof, want[0]);
+}
+
+#[test]
+fn device_objects_free_their_memory_from_any_thread() {
+    let Some(gpu) = common::gpu_or_skip("device_objects_free_their_memory_from_any_thread") else {
+        return;
+    };
+    gpu.bind().unwrap();
+    let free = || cust::memory::mem_get_info().unwrap().0;
+    let before = free();
+    let points = vec![<blstrs::G1Affine as group::prime::PrimeCurveAffine>::generator(); 1 << 20];
+    let objects = (cuzk::gpu::msm::GpuBases::upload_g1(&gpu, &points).unwrap(), cuzk::gpu::ntt::GpuNtt::new(&gpu, 20).unwrap());
+    let held = before - free();
+    assert!(held >= 96 << 20, "2^20 G1 bases (96 MiB) and NTT tables held: {held} bytes");
+    // Dropped on a thread that has no context current.
+    std::thread::spawn(move || drop(objects)).join().unwrap();
+    let leaked = before.saturating_sub(free());
+    assert!(leaked < 4 << 20, "{leaked} bytes of VRAM not returned");
+}

@@ -22,8 +22,8 @@
 //! The slot's layout is in [`super::slot_layout`], the VRAM check in
 //! `vram.rs`, the eight MSMs' order and result places in `proof_msm.rs`.
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use bellperson::groth16::{Parameters, Proof};
@@ -143,6 +143,28 @@ struct WorkerSlot {
     compute: Mutex<ComputeBuffers>,
     /// Recorded after each compute, for the next one on the device to wait on.
     computed: Marker,
+    /// Set while a staged proof holds the slot (see [`SlotClaim`]).
+    claimed: Arc<AtomicBool>,
+}
+
+/// A worker slot held by one staged proof, from its upload until it is
+/// computed or dropped: no second witness can be uploaded into the slot
+/// meanwhile (it would overwrite the first, or land between a compute's H
+/// step and its MSMs on the same stream).
+struct SlotClaim(Arc<AtomicBool>);
+
+impl SlotClaim {
+    fn take(slot: usize, flag: &Arc<AtomicBool>) -> Result<Self, ProverError> {
+        flag.compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire)
+            .map(|_| SlotClaim(Arc::clone(flag)))
+            .map_err(|_| ProverError::SlotBusy { slot })
+    }
+}
+
+impl Drop for SlotClaim {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
 }
 
 /// The GPU backend of a prover: devices, their shared bases and tables,
@@ -178,8 +200,9 @@ impl Drop for GpuEngine {
     }
 }
 
-/// A proof whose witness is on its way into (or already in) its slot: all
-/// compute needs besides the slot is r, s and the density counts.
+/// A proof whose witness is in its slot, which it holds until it is
+/// computed or dropped: all compute needs besides the slot is r, s and the
+/// density counts.
 pub struct GpuStaged {
     slot: usize,
     /// Constraints (evaluations of a, b, c); the rest of the domain is zero.
@@ -193,6 +216,7 @@ pub struct GpuStaged {
     pub(crate) upload: Duration,
     /// Bytes read directly from pinned pool memory.
     pub(crate) pinned_bytes: usize,
+    claim: SlotClaim,
 }
 
 impl GpuEngine {
@@ -263,6 +287,7 @@ impl GpuEngine {
                     uploaded: Event::new(EventFlags::BLOCKING_SYNC).map_err(|e| gpu_err("event", e))?,
                     compute: Mutex::new(ComputeBuffers::new(&layout, arena_words)?),
                     computed: Marker::new()?,
+                    claimed: Arc::new(AtomicBool::new(false)),
                 });
             }
             info!(
@@ -324,6 +349,7 @@ impl GpuEngine {
             return Err(ProverError::ParamsMismatch { what, params, circuit });
         }
         let asg = job.assignment();
+        let claim = SlotClaim::take(slot, &ws.claimed)?;
         let turn = self.shared[ws.device].upload_turn.lock().unwrap_or_else(|e| e.into_inner());
         let t = Instant::now();
         let mut stager = ws.stager.lock().unwrap_or_else(|e| e.into_inner());
@@ -355,6 +381,7 @@ impl GpuEngine {
             b_aux_ones: asg.b_aux_density.count_ones(),
             upload,
             pinned_bytes: direct,
+            claim,
         })
     }
 
@@ -399,6 +426,10 @@ impl GpuEngine {
     /// so a slot holds one proof's witness at a time.
     pub fn compute(&self, params: &Parameters<Bls12>, st: GpuStaged, timings: &mut PhaseTimings) -> Result<Proof<Bls12>, ProverError> {
         let ws = self.slot(st.slot)?;
+        // Staged by another engine: its witness is not in this slot.
+        if !Arc::ptr_eq(&st.claim.0, &ws.claimed) {
+            return Err(ProverError::ForeignStaged);
+        }
         self.devices[ws.device].bind()?;
         let mut bufs = ws.compute.lock().unwrap_or_else(|e| e.into_inner());
         let ran = if self.serial_compute {

@@ -5,6 +5,7 @@
 //! in [`GpuEngine::new`] and the proving phases order their work with
 //! streams and events only.
 
+mod bound_buffer;
 mod compute_order;
 mod engine;
 mod host_pin;

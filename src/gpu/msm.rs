@@ -24,6 +24,7 @@ use cuzk_kernels::msm::tables::{TABLE_BATCH, TABLE_SCRATCH_ELEMENTS};
 
 pub use cuzk_kernels::msm::plan::{default_window_bits, table_spacing_bits, Curve as MsmCurve, MsmConfig, MsmPlan, Sort};
 
+use super::bound_buffer::BoundBuffer;
 use super::elementwise::scalar_limbs;
 use super::launch::launch_blocks_of;
 use super::{gpu_err, sys_check, GpuDevice};
@@ -56,7 +57,8 @@ fn plan(n: usize, curve: MsmCurve, config: &MsmConfig) -> Result<MsmPlan, Prover
 /// Like every device buffer it must be dropped while its device's context
 /// is current on the dropping thread (`GpuDevice::bind`).
 pub struct GpuBases {
-    buf: DeviceBuffer<u64>,
+    /// Freed in its own context, whichever thread drops it.
+    buf: BoundBuffer,
     len: usize,
     curve: MsmCurve,
     /// Precomputed tables held (1: the bases alone) and the window bits
@@ -138,7 +140,7 @@ impl GpuBases {
             }
         }
         stream.synchronize().map_err(|e| gpu_err("MSM base tables", e))?;
-        Ok(GpuBases { buf, tables, table_c: c, ..self })
+        Ok(GpuBases { buf: BoundBuffer::new(gpu, buf)?, tables, table_c: c, ..self })
     }
 
     /// Uploads G2 bases (blstrs' affine layout, as is).
@@ -161,7 +163,7 @@ impl GpuBases {
             DeviceBuffer::from_slice(words)
         }
         .map_err(|e| gpu_err("upload MSM bases", e))?;
-        Ok(GpuBases { buf, len, curve, tables: 1, table_c: 0 })
+        Ok(GpuBases { buf: BoundBuffer::new(gpu, buf)?, len, curve, tables: 1, table_c: 0 })
     }
 
     /// Number of bases.

@@ -24,6 +24,7 @@ use cuzk_kernels::ntt::plan::{self, PassArgs, Tables};
 pub use cuzk_kernels::ntt::plan::{Direction, Order, MAX_PASS_BITS};
 use cuzk_kernels::ntt::TableLayout;
 
+use super::bound_buffer::BoundBuffer;
 use super::elementwise::scalar_limbs;
 use super::launch::launch_elementwise;
 use super::{gpu_err, GpuDevice};
@@ -38,7 +39,8 @@ const FR_WORDS: usize = 4;
 pub struct GpuNtt {
     ordinal: u32,
     layout: TableLayout,
-    tables: DeviceBuffer<u64>,
+    /// Freed in its own context, whichever thread drops it.
+    tables: BoundBuffer,
     max_bits: u32,
     stage_table: bool,
     radix2: bool,
@@ -120,7 +122,7 @@ impl GpuNtt {
             unsafe { launch_elementwise(&gpu.module, &stream, "ntt_row_twiddles", job.count(), &args) }?;
         }
         stream.synchronize().map_err(|e| gpu_err("NTT tables", e))?;
-        Ok(GpuNtt { ordinal: gpu.ordinal, layout, tables, max_bits: MAX_PASS_BITS, stage_table: true, radix2: false, fused: true, direct_twiddles: true, lazy_stores: true })
+        Ok(GpuNtt { ordinal: gpu.ordinal, layout, tables: BoundBuffer::new(gpu, tables)?, max_bits: MAX_PASS_BITS, stage_table: true, radix2: false, fused: true, direct_twiddles: true, lazy_stores: true })
     }
 
     /// The largest domain (log2) the tables cover.
