@@ -78,7 +78,8 @@
 //!
 //! # Tuning levers
 //!
-//! Measured on an H200 (docs/PERFORMANCE.md): the radix-4 phases helped
+//! Measured on an H200 (docs/PERFORMANCE.md, "Tried and not kept"; the
+//! dated log in docs/history/): the radix-4 phases helped
 //! only with the register cap (−3.5% at 2^27); other caps and two
 //! butterflies per thread did not help. Stage twiddles read from a dense
 //! 512-entry table ([`pass::FLAG_STAGE_TABLE`], the default; off with

@@ -181,7 +181,8 @@ pub const LISTED_THREADS: u32 = 1 << 22;
 /// H200, G1, random scalars, scatter ms for 1 / 2 / 4 / all windows per
 /// launch: 2^26 (c = 20) 46.6 / 50.4 / 54.3 / 73.7; 2^24 (c = 16) 10.2 /
 /// 8.0 / 7.7 / 11.7; 2^26, c = 22, 12 tables (one set) 56.8 / 53.1 / 51.1 /
-/// 49.5 (docs/PERFORMANCE.md).
+/// 49.5 (docs/PERFORMANCE.md, "Defaults and the measurements behind them";
+/// every run in docs/history/).
 pub fn default_scatter_windows(c: u32, sets: u32, windows: u32) -> u32 {
     let per_set = windows_per_set(windows, sets);
     if per_set > 1 {
