@@ -98,7 +98,8 @@ fn gpu(c: &mut Criterion) {
         let mut data = upload(&random_words(n, 1));
         for (op, dir, order) in [("forward", Direction::Forward, Order::NaturalToBitrev), ("inverse", Direction::Inverse, Order::BitrevToNatural)] {
             group.bench_function(id(op), |bn| {
-                bn.iter_custom(|iters| timed(iters, &mut || ntt.ntt(&gpu, &stream, &mut data, dir, order, false).unwrap()))
+                // SAFETY: `timed` waits for the stream; `data` outlives the loop.
+                bn.iter_custom(|iters| timed(iters, &mut || unsafe { ntt.ntt(&gpu, &stream, &mut data, dir, order, false) }.unwrap()))
             });
         }
         drop(data);
@@ -106,7 +107,8 @@ fn gpu(c: &mut Criterion) {
         // SAFETY: u64 has no invalid bit patterns; the H step writes it.
         let mut out = unsafe { DeviceBuffer::<u64>::uninitialized((n - 1) * 4) }.unwrap();
         group.bench_function(id("h_step"), |bn| {
-            bn.iter_custom(|iters| timed(iters, &mut || ntt.h_step(&gpu, &stream, &mut a, &mut b, &mut cc, n, &mut out).unwrap()))
+            // SAFETY: `timed` waits for the stream; the buffers outlive the loop.
+            bn.iter_custom(|iters| timed(iters, &mut || unsafe { ntt.h_step(&gpu, &stream, &mut a, &mut b, &mut cc, n, &mut out) }.unwrap()))
         });
     }
     group.finish();

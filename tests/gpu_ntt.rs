@@ -168,8 +168,9 @@ fn inverse_after_forward_is_identity() {
         stream.synchronize().unwrap();
         for coset in [false, true] {
             for (first, second) in [(Direction::Forward, Direction::Inverse), (Direction::Inverse, Direction::Forward)] {
-                ntt.ntt(&gpu, &stream, &mut d, first, Order::NaturalToBitrev, coset).unwrap();
-                ntt.ntt(&gpu, &stream, &mut d, second, Order::BitrevToNatural, coset).unwrap();
+                // SAFETY: `d` lives until after the synchronize below.
+                unsafe { ntt.ntt(&gpu, &stream, &mut d, first, Order::NaturalToBitrev, coset) }.unwrap();
+                unsafe { ntt.ntt(&gpu, &stream, &mut d, second, Order::BitrevToNatural, coset) }.unwrap();
             }
         }
         stream.synchronize().unwrap();
@@ -249,7 +250,8 @@ fn h_step_on_slot_style_buffers() {
         let w = domain * 4;
         let (mut da, mut db, mut dc) = (vram.index(0..w), vram.index(w..2 * w), vram.index(2 * w..3 * w));
         let mut dout = out.index(0..(domain - 1) * 4);
-        ntt.h_step(&gpu, &stream, &mut da, &mut db, &mut dc, n, &mut dout).unwrap();
+        // SAFETY: the buffers live until after the synchronize below.
+        unsafe { ntt.h_step(&gpu, &stream, &mut da, &mut db, &mut dc, n, &mut dout) }.unwrap();
         stream.synchronize().unwrap();
         let mut words = vec![0u64; domain * 4];
         out.copy_to(&mut words[..]).unwrap();
@@ -267,15 +269,19 @@ fn bad_buffers_are_rejected() {
     let stream = Stream::new(StreamFlags::NON_BLOCKING, None).unwrap();
     let buf = DeviceBuffer::from_slice(&vec![0u64; 4 * 8192 + 4]).unwrap();
     let slice = |from: usize, words: usize| -> DeviceSlice<u64> { buf.index(from..from + words) };
-    let fwd = |s: &mut DeviceSlice<u64>| ntt.ntt(&gpu, &stream, s, Direction::Forward, Order::NaturalToBitrev, false);
+    // SAFETY (here and below): `buf` lives until after the final synchronize.
+    let fwd = |s: &mut DeviceSlice<u64>| unsafe { ntt.ntt(&gpu, &stream, s, Direction::Forward, Order::NaturalToBitrev, false) };
+    let h = |a: &mut DeviceSlice<u64>, b: &mut DeviceSlice<u64>, c: &mut DeviceSlice<u64>, n: usize, out: &mut DeviceSlice<u64>| unsafe {
+        ntt.h_step(&gpu, &stream, a, b, c, n, out)
+    };
     assert!(fwd(&mut slice(0, 4 * 3)).is_err(), "not a power of two");
     assert!(fwd(&mut slice(0, 4 * 8192)).is_err(), "beyond the tables");
     assert!(fwd(&mut slice(1, 4 * 16)).is_err(), "misaligned");
     assert!(fwd(&mut slice(4, 4 * 16)).is_ok());
     let (mut a, mut b, mut c) = (slice(0, 64), slice(64, 64), slice(128, 64));
-    assert!(ntt.h_step(&gpu, &stream, &mut a, &mut b, &mut c, 16, &mut slice(180, 60)).is_err(), "output overlaps c");
-    assert!(ntt.h_step(&gpu, &stream, &mut a, &mut b, &mut c, 17, &mut slice(192, 60)).is_err(), "n beyond the domain");
-    assert!(ntt.h_step(&gpu, &stream, &mut a, &mut b, &mut c, 16, &mut slice(192, 56)).is_err(), "output too short");
-    assert!(ntt.h_step(&gpu, &stream, &mut a, &mut b, &mut c, 16, &mut slice(192, 60)).is_ok());
+    assert!(h(&mut a, &mut b, &mut c, 16, &mut slice(180, 60)).is_err(), "output overlaps c");
+    assert!(h(&mut a, &mut b, &mut c, 17, &mut slice(192, 60)).is_err(), "n beyond the domain");
+    assert!(h(&mut a, &mut b, &mut c, 16, &mut slice(192, 56)).is_err(), "output too short");
+    assert!(h(&mut a, &mut b, &mut c, 16, &mut slice(192, 60)).is_ok());
     stream.synchronize().unwrap();
 }

@@ -481,7 +481,10 @@ impl GpuEngine {
         record(&bufs.began, "record start event")?;
         let region = |which: usize| ws.vram.index(lay.abc(which)..lay.abc(which + 1));
         let (mut a, mut b, mut c) = (region(0), region(1), region(2));
-        shared.ntt.h_step(gpu, &ws.stream, &mut a, &mut b, &mut c, st.evaluations, &mut bufs.h)?;
+        // SAFETY: a, b, c and the H buffer are this slot's, reserved for the
+        // engine's life and used only on this slot's stream, which the
+        // caller drains before the slot is used again (also after an error).
+        unsafe { shared.ntt.h_step(gpu, &ws.stream, &mut a, &mut b, &mut c, st.evaluations, &mut bufs.h)? };
         self.h_steps_run.fetch_add(1, Ordering::Relaxed);
         record(&bufs.h_done, "record H event")?;
         self.faults.check(Fault::Launch)?;

@@ -211,9 +211,13 @@ impl GpuNtt {
     ///   `j` is then multiplied by `g^-j` (`icoset_fft`).
     ///
     /// `order` gives the layout of input and output (index `k` at position
-    /// `bitrev(k)` when bit-reversed). `data` must stay allocated until the
-    /// stream has run the transform.
-    pub fn ntt(&self, gpu: &GpuDevice, stream: &Stream, data: &mut DeviceSlice<u64>, dir: Direction, order: Order, coset: bool) -> Result<(), ProverError> {
+    /// `bitrev(k)` when bit-reversed).
+    ///
+    /// # Safety
+    /// `data` must stay allocated, and untouched by other work, until the
+    /// stream has run the transform (the call returns before it runs; on an
+    /// error, part of it may have been enqueued).
+    pub unsafe fn ntt(&self, gpu: &GpuDevice, stream: &Stream, data: &mut DeviceSlice<u64>, dir: Direction, order: Order, coset: bool) -> Result<(), ProverError> {
         self.check_device(gpu)?;
         let log_n = self.log_len("NTT data", data.len())?;
         aligned("NTT data", data)?;
@@ -230,9 +234,14 @@ impl GpuNtt {
     /// in natural order, as `cuzk::cpu::h::h_coefficients` computes them
     /// for a domain of 2^k (i.e. when 2^k is `n` rounded up to a power of
     /// two). Nothing is allocated; see `cuzk_kernels::ntt::plan::h_step`
-    /// for the passes. Buffers must stay allocated until the stream has run it.
+    /// for the passes.
+    ///
+    /// # Safety
+    /// `a`, `b`, `c` and `out` must stay allocated, and untouched by other
+    /// work, until the stream has run the H step (the call returns before it
+    /// runs; on an error, part of it may have been enqueued).
     #[allow(clippy::too_many_arguments)]
-    pub fn h_step(
+    pub unsafe fn h_step(
         &self,
         gpu: &GpuDevice,
         stream: &Stream,
@@ -279,8 +288,11 @@ impl GpuNtt {
         // which the synchronous copies are ordered.
         let stream = Stream::new(StreamFlags::DEFAULT, None).map_err(|e| gpu_err("stream", e))?;
         let mut data = DeviceBuffer::from_slice(scalar_limbs(values)).map_err(|e| gpu_err("upload NTT data", e))?;
-        self.ntt(gpu, &stream, &mut data, dir, order, coset)?;
-        stream.synchronize().map_err(|e| gpu_err("NTT", e))?;
+        // SAFETY: `data` lives until after the synchronize below, which
+        // also runs when enqueuing failed half way.
+        let enqueued = unsafe { self.ntt(gpu, &stream, &mut data, dir, order, coset) };
+        let ran = stream.synchronize().map_err(|e| gpu_err("NTT", e));
+        enqueued.and(ran)?;
         data.copy_to(scalar_words_mut(values)).map_err(|e| gpu_err("download NTT data", e))
     }
 
@@ -308,8 +320,11 @@ impl GpuNtt {
         };
         let (mut da, mut db, mut dc) = (upload(a)?, upload(b)?, upload(c)?);
         let mut out = DeviceBuffer::from_slice(&vec![u64::MAX; (domain - 1) * FR_WORDS]).map_err(|e| gpu_err("H output", e))?;
-        self.h_step(gpu, &stream, &mut da, &mut db, &mut dc, a.len(), &mut out)?;
-        stream.synchronize().map_err(|e| gpu_err("H step", e))?;
+        // SAFETY: the buffers live until after the synchronize below, which
+        // also runs when enqueuing failed half way.
+        let enqueued = unsafe { self.h_step(gpu, &stream, &mut da, &mut db, &mut dc, a.len(), &mut out) };
+        let ran = stream.synchronize().map_err(|e| gpu_err("H step", e));
+        enqueued.and(ran)?;
         let mut h = vec![Scalar::from(0u64); domain - 1];
         out.copy_to(scalar_words_mut(&mut h)).map_err(|e| gpu_err("download H", e))?;
         Ok(h)
