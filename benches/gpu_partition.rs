@@ -7,7 +7,8 @@
 //! but the prover does exactly the work of a real partition.
 //!
 //! Usage: `bench-gpu_partition [--constraints N] [--aux N] [--inputs N]
-//! [--proofs N] [--workers N[,N…]] [--pinned N] [--sharing auto|serial|interleaved]`.
+//! [--proofs N] [--workers N[,N…]] [--pinned N] [--sharing auto|serial|interleaved]
+//! [--compiled] [--synthesis N]`.
 //! For each worker count (default 1 and 2, one prover after the other on
 //! the same inputs) it prints two proofs on their own (per-phase timings),
 //! then, with `--proofs` > 1, that many proofs pipelined over the workers:
@@ -18,13 +19,46 @@
 //! it, as synthesis would write it (the first job per worker is copied
 //! before the clock starts). `RUST_LOG=cuzk=debug` also logs each MSM's
 //! device time and each upload. Without a GPU it prints why and exits 0.
+//!
+//! `--compiled` proves through a compiled circuit instead: a random one of
+//! the real partition's row weights (`cuzk::synthetic::random_compiled`),
+//! saved to and loaded from a file (both timed, with its size), uploaded
+//! with the bases; each proof then uploads only the witness (inputs and
+//! aux) and a, b, c are evaluated on the GPU. `--synthesis N` first times,
+//! on the host, full synthesis, witness-only synthesis and recording of the
+//! synthetic PoRep circuit of N constraints.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use cuzk::synthetic::{random_assignment, random_parameters, WitnessStats};
-use cuzk::{Assignment, Backend, ComputeSharing, PhaseTimings, ProofShape, Prover, ProverConfig};
+use blstrs::Scalar;
+use cuzk::synthetic::{random_assignment, random_compiled, random_parameters, random_witness, SyntheticPorep, WitnessStats};
+use cuzk::{Assignment, Backend, CompiledCircuit, ComputeSharing, PhaseTimings, ProofJob, ProofShape, Prover, ProverConfig};
+
+/// What each proof proves: a full assignment, or a witness alone for a
+/// compiled prover.
+enum Source {
+    Full(Assignment),
+    Witness(Vec<Scalar>, Vec<Scalar>),
+}
+
+impl Source {
+    fn job(&self, prover: &Prover, rng: &mut impl rand::RngCore) -> ProofJob {
+        match self {
+            Source::Full(a) => prover.job_from_assignment(a, rng),
+            Source::Witness(input, aux) => prover.job_from_witness(input, aux, rng),
+        }
+    }
+
+    /// Bytes of the values an upload moves (besides the densities).
+    fn bytes(&self) -> usize {
+        match self {
+            Source::Full(a) => 32 * (a.a.len() + a.b.len() + a.c.len() + a.input.len() + a.aux.len()),
+            Source::Witness(input, aux) => 32 * (input.len() + aux.len()),
+        }
+    }
+}
 
 struct Args {
     constraints: usize,
@@ -34,6 +68,8 @@ struct Args {
     workers: Vec<usize>,
     pinned: Option<usize>,
     sharing: ComputeSharing,
+    compiled: bool,
+    synthesis: usize,
 }
 
 fn parse_args() -> Args {
@@ -45,6 +81,8 @@ fn parse_args() -> Args {
         workers: vec![1, 2],
         pinned: None,
         sharing: ComputeSharing::Auto,
+        compiled: false,
+        synthesis: 0,
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -57,6 +95,8 @@ fn parse_args() -> Args {
             "--proofs" => args.proofs = number(&value()).max(1),
             "--workers" => args.workers = value().split(',').map(|w| number(w).max(1)).collect(),
             "--pinned" => args.pinned = Some(number(&value())),
+            "--compiled" => args.compiled = true,
+            "--synthesis" => args.synthesis = number(&value()),
             "--sharing" => {
                 args.sharing = match value().as_str() {
                     "auto" => ComputeSharing::Auto,
@@ -79,13 +119,25 @@ fn main() {
         return;
     }
     let args = parse_args();
+    if args.synthesis > 0 {
+        synthesis(args.synthesis);
+    }
     let t = Instant::now();
-    let assignment = random_assignment(args.constraints, args.inputs, args.aux, WitnessStats::POREP_32G, 1);
-    let shape = ProofShape::of(&assignment).expect("shape");
-    println!("assignment: {shape:?}, made in {:.1?}", t.elapsed());
+    let (source, compiled, shape) = if args.compiled {
+        let compiled = compiled_circuit(&args);
+        let (input, aux) = random_witness(args.inputs, args.aux, WitnessStats::POREP_32G, 1);
+        let shape = compiled.shape().expect("shape");
+        (Source::Witness(input, aux), Some(Arc::new(compiled)), shape)
+    } else {
+        let assignment = random_assignment(args.constraints, args.inputs, args.aux, WitnessStats::POREP_32G, 1);
+        let shape = ProofShape::of(&assignment).expect("shape");
+        (Source::Full(assignment), None, shape)
+    };
+    println!("{}: {shape:?}, made in {:.1?}", if args.compiled { "compiled circuit and witness" } else { "assignment" }, t.elapsed());
     let t = Instant::now();
     let params = Arc::new(random_parameters(&shape, 2));
     println!("random parameters made in {:.1?}", t.elapsed());
+    println!("host memory per in-flight proof (its witness buffer): {:.2} GB", source.bytes() as f64 / 1e9);
     let mut steady = Vec::new();
     for &workers in &args.workers {
         let config = ProverConfig {
@@ -100,11 +152,15 @@ fn main() {
             ..Default::default()
         };
         let t = Instant::now();
-        let prover = Prover::new(Arc::clone(&params), config).expect("prover");
+        let prover = match &compiled {
+            Some(c) => Prover::with_compiled(Arc::clone(&params), Arc::clone(c), config),
+            None => Prover::new(Arc::clone(&params), config),
+        }
+        .expect("prover");
         println!("\n== {workers} worker(s): prover ready in {:.1?} (bases uploaded, {} worker slot(s))", t.elapsed(), prover.workers());
-        alone(&prover, &assignment);
+        alone(&prover, &source);
         if args.proofs > 1 {
-            steady.push((workers, pipelined(&prover, &assignment, args.proofs)));
+            steady.push((workers, pipelined(&prover, &source, args.proofs)));
         }
     }
     if let [(w1, one), .., (wn, many)] = steady[..] {
@@ -112,13 +168,67 @@ fn main() {
     }
 }
 
+/// The synthetic PoRep circuit of `constraints` constraints on the host:
+/// full synthesis, witness-only synthesis and recording, timed.
+fn synthesis(constraints: usize) {
+    let circuit = SyntheticPorep::with_witness(constraints, 328, 7);
+    let t = Instant::now();
+    let full = cuzk::synthesize(circuit.clone()).expect("synthesis");
+    let full_time = t.elapsed();
+    let t = Instant::now();
+    let (input, aux) = cuzk::synthesize_witness(circuit.clone()).expect("witness");
+    let witness_time = t.elapsed();
+    assert_eq!((&input, &aux), (&full.input, &full.aux));
+    drop(full);
+    let t = Instant::now();
+    let compiled = CompiledCircuit::record(SyntheticPorep::shape(constraints, 328)).expect("record");
+    let record_time = t.elapsed();
+    let t = Instant::now();
+    let evaluated = compiled.evaluate(input, aux).expect("evaluate");
+    let evaluate_time = t.elapsed();
+    assert_eq!(evaluated.first_unsatisfied(), None);
+    println!(
+        "synthetic PoRep circuit of {constraints} constraints on the host: full synthesis {full_time:.3?}, witness-only {witness_time:.3?} \
+         ({:.1}x less), recording {record_time:.3?} ({} nonzeros), a·b·c on the CPU from the compiled circuit {evaluate_time:.3?}",
+        full_time.as_secs_f64() / witness_time.as_secs_f64(),
+        compiled.nonzeros()
+    );
+}
+
+/// The random compiled circuit of the partition's shape, through its file.
+fn compiled_circuit(args: &Args) -> CompiledCircuit {
+    let t = Instant::now();
+    let compiled = random_compiled(args.constraints, args.inputs, args.aux, 3);
+    let made = t.elapsed();
+    let path = std::env::temp_dir().join(format!("cuzk-partition-{}.r1cs", std::process::id()));
+    let t = Instant::now();
+    compiled.save(&path).expect("save");
+    let saved = t.elapsed();
+    drop(compiled);
+    let t = Instant::now();
+    let compiled = CompiledCircuit::load(&path).expect("load");
+    let loaded = t.elapsed();
+    let _ = std::fs::remove_file(&path);
+    let per_row = compiled.matrices().each_ref().map(|m| m.nonzeros() as f64 / compiled.constraints() as f64);
+    println!(
+        "compiled circuit: {} rows, {} nonzeros ({per_row:.2?} per row in A, B, C), {} coefficients, {:.2} GB ({:.2} bytes per nonzero); \
+         made in {made:.1?}, saved in {saved:.1?}, loaded and checked in {loaded:.1?}",
+        compiled.constraints(),
+        compiled.nonzeros(),
+        compiled.coefficients().len(),
+        compiled.bytes() as f64 / 1e9,
+        compiled.bytes() as f64 / compiled.nonzeros() as f64
+    );
+    compiled
+}
+
 /// Two proofs on their own: the phases without interference (the first
 /// also makes the worker's pinned witness buffer).
-fn alone(prover: &Prover, assignment: &Assignment) {
+fn alone(prover: &Prover, source: &Source) {
     let mut rng = rand::thread_rng();
     for k in 0..2 {
         let t = Instant::now();
-        let job = prover.job_from_assignment(assignment, &mut rng);
+        let job = source.job(prover, &mut rng);
         let copied = t.elapsed();
         let pooled = job.is_pooled();
         let t = Instant::now();
@@ -128,17 +238,17 @@ fn alone(prover: &Prover, assignment: &Assignment) {
             "proof alone #{k}: {timings} (wall {:.3?}; witness {} in {copied:.3?}, upload {:.1} GB/s)",
             t.elapsed(),
             if pooled { "copied into a pinned buffer" } else { "cloned (no free pinned buffer)" },
-            assignment_bytes(assignment) as f64 / timings.upload.as_secs_f64().max(1e-9) / 1e9
+            source.bytes() as f64 / timings.upload.as_secs_f64().max(1e-9) / 1e9
         );
     }
 }
 
 /// `proofs` proofs over all workers; returns the steady-state seconds per proof.
-fn pipelined(prover: &Prover, assignment: &Assignment, proofs: usize) -> f64 {
+fn pipelined(prover: &Prover, source: &Source, proofs: usize) -> f64 {
     let mut rng = rand::thread_rng();
     // One job per worker ready before the clock starts; the rest are copied
     // by the workers into the buffers their staged jobs free.
-    let ready: Vec<_> = (0..prover.workers().min(proofs)).map(|_| prover.job_from_assignment(assignment, &mut rng)).collect();
+    let ready: Vec<_> = (0..prover.workers().min(proofs)).map(|_| source.job(prover, &mut rng)).collect();
     let ready = Mutex::new(ready);
     let to_make = AtomicUsize::new(proofs - ready.lock().unwrap().len());
     let done: Mutex<Vec<PhaseTimings>> = Mutex::new(Vec::new());
@@ -151,7 +261,7 @@ fn pipelined(prover: &Prover, assignment: &Assignment, proofs: usize) -> f64 {
                 loop {
                     let job = match ready.lock().unwrap().pop() {
                         Some(job) => job,
-                        None if to_make.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)).is_ok() => prover.job_from_assignment(assignment, &mut rng),
+                        None if to_make.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)).is_ok() => source.job(prover, &mut rng),
                         None => break,
                     };
                     if !job.is_pooled() {
@@ -190,7 +300,3 @@ fn pipelined(prover: &Prover, assignment: &Assignment, proofs: usize) -> f64 {
     interval
 }
 
-/// Bytes of a witness's values: what an upload moves besides the densities.
-fn assignment_bytes(a: &Assignment) -> usize {
-    32 * (a.a.len() + a.b.len() + a.c.len() + a.input.len() + a.aux.len())
-}

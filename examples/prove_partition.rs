@@ -13,6 +13,11 @@
 //! the prover does all the same work, but the proofs cannot verify, so they
 //! are reported as unverified rather than checked.
 //!
+//! `--compiled` records the circuit's R1CS once (cached in a file like the
+//! parameters) and proves through it: each proof synthesizes only its
+//! witness, and a, b, c are evaluated from the recorded matrices (on the
+//! GPU for the GPU backend).
+//!
 //! `--compact-ntt-tables` leaves out the NTT's row twiddle tables (8 GiB
 //! per GPU at a 32 GiB partition's 2^27 domain, 11% of the H step):
 //! room for a third worker on an H200.
@@ -69,6 +74,10 @@ struct Args {
     /// Reusable pinned witness buffers (default: one per worker; 0: none).
     #[arg(long)]
     pinned: Option<usize>,
+    /// Record the circuit once (cached next to the parameters) and prove
+    /// through it: witness-only synthesis, a, b, c from the recording.
+    #[arg(long)]
+    compiled: bool,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -118,12 +127,23 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
     let circuits: Vec<_> = (0..args.proofs).map(|i| SyntheticPorep::with_witness(args.constraints, args.inputs, 1000 + i as u64)).collect();
     // Proof 0's synthesis, reused for its per-phase timing below (minutes
     // at full size, so it runs once).
+    let compiled = if args.compiled { Some(load_or_record(&args)?) } else { None };
     let t = Instant::now();
-    let synthesizing = spinner("synthesizing proof 0");
-    let first = cuzk::synthesize(circuits[0].clone())?;
+    let synthesizing = spinner(if compiled.is_some() { "synthesizing proof 0's witness" } else { "synthesizing proof 0" });
+    let (first, shape) = match &compiled {
+        Some(c) => {
+            let (input, aux) = cuzk::synthesize_witness(circuits[0].clone())?;
+            (cuzk::ProofJob::from_witness(input, aux, Scalar::ZERO, Scalar::ZERO), c.shape()?)
+        }
+        None => {
+            let asg = cuzk::synthesize(circuits[0].clone())?;
+            let shape = cuzk::ProofShape::of(&asg)?;
+            (cuzk::ProofJob::new(asg, &mut rand::thread_rng()), shape)
+        }
+    };
     synthesizing.finish_and_clear();
     let synth = t.elapsed();
-    let shape = report_witness(&first)?;
+    report_witness(&shape, &first.assignment().aux);
     let params = if args.random_bases {
         let t = Instant::now();
         let params = cuzk::synthetic::random_parameters(&shape, 7);
@@ -144,7 +164,7 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
         SharingArg::Serial => ComputeSharing::Serial,
         SharingArg::Interleaved => ComputeSharing::Interleaved,
     };
-    let prover = Prover::new(params.clone(), ProverConfig {
+    let config = ProverConfig {
             backend,
             workers_per_device: args.workers,
             ntt_row_twiddles: !args.compact_ntt_tables,
@@ -154,7 +174,11 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
             // checked by the prover (on the GPU by default) and again below.
             verify_proofs: if args.random_bases { Some(false) } else { None },
             ..Default::default()
-        })?;
+        };
+    let prover = match compiled {
+        Some(c) => Prover::with_compiled(params.clone(), c, config)?,
+        None => Prover::new(params.clone(), config)?,
+    };
     building.finish_and_clear();
     println!("backend: {:?}, workers: {}, ready in {:.3?}", prover.backend(), prover.workers(), t.elapsed());
     // With random bases a proof cannot verify; it is only timed.
@@ -168,7 +192,10 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
 
     // The two phases one proof at a time, for per-phase timings…
     let mut rng = rand::thread_rng();
-    let staged = prover.prestage(cuzk::ProofJob::new(first, &mut rng))?;
+    let (r, s) = cuzk::random_r_s(&mut rng);
+    let mut first = first;
+    (first.r, first.s) = (r, s);
+    let staged = prover.prestage(first)?;
     let (proof, timings) = prover.compute_timed(staged)?;
     println!("proof 0: synthesis {synth:.3?}, {timings}");
     let pvk = groth16::prepare_verifying_key(&params.vk);
@@ -207,11 +234,10 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
     Ok(all_ok)
 }
 
-fn report_witness(asg: &cuzk::Assignment) -> Result<cuzk::ProofShape, Box<dyn std::error::Error>> {
-    let shape = cuzk::ProofShape::of(asg)?;
-    let zeros = asg.aux.iter().filter(|v| v.is_zero_vartime()).count();
-    let ones = asg.aux.iter().filter(|v| **v == Scalar::ONE).count();
-    let pct = |k: usize| 100.0 * k as f64 / asg.aux.len().max(1) as f64;
+fn report_witness(shape: &cuzk::ProofShape, aux: &[Scalar]) {
+    let zeros = aux.iter().filter(|v| v.is_zero_vartime()).count();
+    let ones = aux.iter().filter(|v| **v == Scalar::ONE).count();
+    let pct = |k: usize| 100.0 * k as f64 / aux.len().max(1) as f64;
     println!(
         "circuit: {} constraints (domain 2^{}), {} inputs, {} aux: {:.1}% zeros, {:.1}% ones, {:.1}% other; A-aux density {:.1}%, B-aux density {:.1}%",
         shape.constraints,
@@ -220,11 +246,43 @@ fn report_witness(asg: &cuzk::Assignment) -> Result<cuzk::ProofShape, Box<dyn st
         shape.aux,
         pct(zeros),
         pct(ones),
-        pct(asg.aux.len() - zeros - ones),
+        pct(aux.len() - zeros - ones),
         pct(shape.a_aux_count),
         pct(shape.b_aux_count)
     );
-    Ok(shape)
+}
+
+/// The circuit's recording: read from its cache file, or recorded from the
+/// blank circuit and cached.
+fn load_or_record(args: &Args) -> Result<cuzk::CompiledCircuit, Box<dyn std::error::Error>> {
+    let path = PathBuf::from(format!(".cache/prove_partition-{}-{}.r1cs", args.constraints, args.inputs));
+    let t = Instant::now();
+    match cuzk::CompiledCircuit::load(&path) {
+        Ok(c) => {
+            println!("compiled circuit: loaded {} ({:.1} MB) in {:.3?}", path.display(), c.bytes() as f64 / 1e6, t.elapsed());
+            return Ok(c);
+        }
+        Err(cuzk::CompiledFileError::Io(e)) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => println!("compiled circuit: {} unusable ({e}); recording again", path.display()),
+    }
+    let recording = spinner("recording the circuit");
+    let c = cuzk::CompiledCircuit::record(SyntheticPorep::shape(args.constraints, args.inputs))?;
+    recording.finish_and_clear();
+    println!(
+        "compiled circuit: recorded in {:.3?}: {} rows, {} nonzeros, {} coefficients, {:.1} MB",
+        t.elapsed(),
+        c.constraints(),
+        c.nonzeros(),
+        c.coefficients().len(),
+        c.bytes() as f64 / 1e6
+    );
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let tmp = path.with_extension("tmp");
+    c.save(&tmp)?;
+    std::fs::rename(&tmp, &path)?;
+    Ok(c)
 }
 
 fn load_or_generate_params(args: &Args) -> Result<Parameters<Bls12>, Box<dyn std::error::Error>> {

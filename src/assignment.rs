@@ -124,6 +124,20 @@ impl Assignment {
         true
     }
 
+    /// Makes this a witness-only copy of `input` and `aux` (a, b, c and the
+    /// densities empty) without growing past `cap`; false, and nothing
+    /// copied, if it would not fit.
+    pub(crate) fn copy_witness_within_capacity(&mut self, input: &[Scalar], aux: &[Scalar], cap: WitnessCapacity) -> bool {
+        if input.len() > cap.inputs || aux.len() > cap.aux {
+            return false;
+        }
+        self.clear();
+        self.input.extend_from_slice(input);
+        // Within capacity (checked above): written in place, in parallel.
+        self.aux.par_extend(aux.par_iter().copied());
+        true
+    }
+
     /// Bytes of the values (a, b, c, inputs, aux).
     #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
     pub(crate) fn value_bytes(&self) -> usize {

@@ -24,6 +24,13 @@ impl Density {
         Density { words, len, ones: len }
     }
 
+    /// A bitmap of `len` bits from its words (bits past `len` must be 0).
+    pub fn from_words(words: Vec<u64>, len: usize) -> Self {
+        assert_eq!(words.len(), len.div_ceil(64), "one word per 64 bits");
+        let ones = words.iter().map(|w| w.count_ones() as usize).sum();
+        Density { words, len, ones }
+    }
+
     /// Empties the bitmap, keeping its allocation (a reused witness buffer).
     pub fn clear(&mut self) {
         self.words.clear();

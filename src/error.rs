@@ -36,6 +36,21 @@ pub enum ProverError {
         circuit: usize,
     },
 
+    #[error("the circuit does not match the compiled circuit: {what}: compiled {compiled}, the circuit has {circuit}")]
+    /// A witness whose counts differ from the prover's compiled circuit.
+    CompiledMismatch {
+        /// Which count differs.
+        what: &'static str,
+        /// The compiled circuit's count.
+        compiled: usize,
+        /// The witness's count.
+        circuit: usize,
+    },
+
+    #[error(transparent)]
+    /// A compiled-circuit file that cannot be used.
+    CompiledFile(#[from] crate::compiled::CompiledFileError),
+
     #[error("the parameters' delta is the identity (a subverted CRS); refusing to prove")]
     /// The parameters' delta is the point at infinity.
     IdentityDelta,

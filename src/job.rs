@@ -10,6 +10,9 @@ use crate::witness_pool::PooledWitness;
 /// One proof request: a synthesized witness and its blinding factors.
 pub struct ProofJob {
     witness: Witness,
+    /// Only the inputs and aux are set (a, b, c and the densities are
+    /// empty): a, b, c come from the prover's compiled circuit.
+    witness_only: bool,
     /// Groth16's blinding factors; fixed values reproduce a proof exactly.
     pub r: Scalar,
     /// See `r`.
@@ -35,14 +38,28 @@ impl ProofJob {
     /// A job with the given r and s (bellperson's proof for the same r, s
     /// is bit-identical).
     pub fn with_randomness(assignment: Assignment, r: Scalar, s: Scalar) -> Self {
-        ProofJob { witness: Witness::Owned(assignment), r, s }
+        ProofJob { witness: Witness::Owned(assignment), witness_only: false, r, s }
     }
 
-    pub(crate) fn pooled(witness: PooledWitness, r: Scalar, s: Scalar) -> Self {
-        ProofJob { witness: Witness::Pooled(witness), r, s }
+    /// A job of a witness alone (inputs with ONE first, aux), for a prover
+    /// built with a compiled circuit ([`crate::Prover::with_compiled`]),
+    /// which evaluates a, b, c itself.
+    pub fn from_witness(input: Vec<Scalar>, aux: Vec<Scalar>, r: Scalar, s: Scalar) -> Self {
+        ProofJob { witness: Witness::Owned(Assignment { input, aux, ..Assignment::default() }), witness_only: true, r, s }
     }
 
-    /// The synthesized circuit (read-only: a pooled buffer must not move).
+    pub(crate) fn pooled(witness: PooledWitness, witness_only: bool, r: Scalar, s: Scalar) -> Self {
+        ProofJob { witness: Witness::Pooled(witness), witness_only, r, s }
+    }
+
+    /// Whether the job holds only the witness (inputs and aux), its a, b, c
+    /// left to the prover's compiled circuit.
+    pub fn is_witness_only(&self) -> bool {
+        self.witness_only
+    }
+
+    /// The synthesized circuit (read-only: a pooled buffer must not move);
+    /// for a witness-only job, a, b, c and the densities are empty.
     pub fn assignment(&self) -> &Assignment {
         match &self.witness {
             Witness::Owned(a) => a,
@@ -82,6 +99,7 @@ impl std::fmt::Debug for ProofJob {
             .field("inputs", &asg.input.len())
             .field("aux", &asg.aux.len())
             .field("pooled", &self.pooled_witness().is_some())
+            .field("witness_only", &self.witness_only)
             .finish_non_exhaustive()
     }
 }

@@ -13,6 +13,7 @@
 
 mod assemble;
 pub mod assignment;
+pub mod compiled;
 pub mod cpu;
 pub mod density;
 mod error;
@@ -30,6 +31,7 @@ mod witness_pool;
 
 pub use assemble::{assemble, MsmResults};
 pub use assignment::{synthesize, synthesize_batch, Assignment};
+pub use compiled::{synthesize_witness, CompiledCircuit, CompiledFileError};
 pub use error::{ProverError, Result, TryPrestageError};
 #[doc(hidden)]
 pub use faults::FaultPlan;

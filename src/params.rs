@@ -35,20 +35,19 @@ impl ProofShape {
     /// The shape of `asg`, after checking its lengths agree.
     pub fn of(asg: &Assignment) -> Result<Self, ProverError> {
         asg.check_shape()?;
-        let log_domain = asg.num_constraints().max(1).next_power_of_two().trailing_zeros();
+        let densities = [asg.a_aux_density.count_ones(), asg.b_input_density.count_ones(), asg.b_aux_density.count_ones()];
+        Self::new(asg.num_constraints(), asg.input.len(), asg.aux.len(), densities)
+    }
+
+    /// The shape of a proof of `constraints` rows (the per-input rows
+    /// included), with the A-aux, B-input and B-aux density counts.
+    pub fn new(constraints: usize, inputs: usize, aux: usize, [a_aux_count, b_input_count, b_aux_count]: [usize; 3]) -> Result<Self, ProverError> {
+        let log_domain = constraints.max(1).next_power_of_two().trailing_zeros();
         // bellperson's EvaluationDomain refuses exp >= S (32 for BLS12-381).
         if log_domain >= 32 {
             return Err(ProverError::DomainTooLarge { log_size: log_domain });
         }
-        Ok(ProofShape {
-            constraints: asg.num_constraints(),
-            log_domain,
-            inputs: asg.input.len(),
-            aux: asg.aux.len(),
-            a_aux_count: asg.a_aux_density.count_ones(),
-            b_input_count: asg.b_input_density.count_ones(),
-            b_aux_count: asg.b_aux_density.count_ones(),
-        })
+        Ok(ProofShape { constraints, log_domain, inputs, aux, a_aux_count, b_input_count, b_aux_count })
     }
 
     /// 2^`log_domain`.

@@ -11,6 +11,7 @@ use log::{debug, error, info};
 use rand_core::RngCore;
 
 use crate::assignment::{panic_message, synthesize, synthesize_into, Assignment};
+use crate::compiled::{synthesize_witness, synthesize_witness_into, CompiledCircuit};
 use crate::cpu;
 use crate::error::{ProverError, TryPrestageError};
 use crate::job::{random_r_s, ProofJob};
@@ -50,7 +51,8 @@ pub struct ProverConfig {
     /// but no more than the host memory available when the batch starts
     /// holds. A synthesized witness waits in host memory until a worker
     /// takes it (about 17 GB for a 32 GiB PoRep partition), and up to this
-    /// many plus twice the workers can exist at once.
+    /// many plus twice the workers can exist at once (with a compiled
+    /// circuit a witness is the inputs and aux alone: about 4.2 GB).
     pub synthesis_threads: usize,
     /// Keep the row twiddles of the 2^11 … 2^28 H domain in VRAM (8 GiB
     /// per GPU at 2^27; every inter-pass twiddle folded into the stages,
@@ -175,6 +177,9 @@ enum Engine {
 /// ```
 pub struct Prover {
     params: Arc<Parameters<Bls12>>,
+    /// The circuit's R1CS, if the prover was built with it: jobs then carry
+    /// only the witness, and a, b, c are evaluated from it.
+    compiled: Option<Arc<CompiledCircuit>>,
     config: ProverConfig,
     /// Declared before the engine: dropped (and unpinned) first.
     witnesses: Option<WitnessPool>,
@@ -228,6 +233,50 @@ impl Prover {
     /// A prover for `params`: resolves the backend and, on the GPU, reserves
     /// everything proving needs (bases, tables, worker slots) once.
     pub fn new(params: impl Into<Arc<Parameters<Bls12>>>, config: ProverConfig) -> Result<Self, ProverError> {
+        Self::build(params.into(), None, config)
+    }
+
+    /// A prover for `params` and the circuit compiled in `compiled`
+    /// ([`CompiledCircuit::record`] or [`CompiledCircuit::load`]): `job`,
+    /// `prove` and `prove_batch` synthesize only the witness (no linear
+    /// combination is built), and a, b, c are evaluated from the compiled
+    /// matrices (on the GPU backend, by the GPU from matrices uploaded once
+    /// here). Parameters of another circuit are refused.
+    ///
+    /// ```
+    /// use cuzk::{Backend, CompiledCircuit, Prover, ProverConfig};
+    /// # use bellperson::{Circuit, ConstraintSystem, SynthesisError};
+    /// # use blstrs::{Bls12, Scalar};
+    /// # #[derive(Clone)]
+    /// # struct Square(Option<Scalar>);
+    /// # impl Circuit<Scalar> for Square {
+    /// #     fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+    /// #         let x = cs.alloc(|| "x", || self.0.ok_or(SynthesisError::AssignmentMissing))?;
+    /// #         let y = cs.alloc_input(|| "y", || self.0.map(|x| x * x).ok_or(SynthesisError::AssignmentMissing))?;
+    /// #         cs.enforce(|| "x*x=y", |lc| lc + x, |lc| lc + x, |lc| lc + y);
+    /// #         Ok(())
+    /// #     }
+    /// # }
+    /// let mut rng = rand::thread_rng();
+    /// let params = bellperson::groth16::generate_random_parameters::<Bls12, _, _>(Square(None), &mut rng)?;
+    /// // Record once (from the blank circuit), keep the file, load it later.
+    /// let path = std::env::temp_dir().join(format!("square-{}.r1cs", std::process::id()));
+    /// CompiledCircuit::record(Square(None))?.save(&path)?;
+    /// let compiled = CompiledCircuit::load(&path)?;
+    /// # std::fs::remove_file(&path)?;
+    /// let prover = Prover::with_compiled(params.clone(), compiled, ProverConfig { backend: Backend::Cpu, ..Default::default() })?;
+    /// let proof = prover.prove(Square(Some(Scalar::from(3))), &mut rng)?;
+    /// let pvk = bellperson::groth16::prepare_verifying_key(&params.vk);
+    /// assert!(bellperson::groth16::verify_proof(&pvk, &proof, &[Scalar::from(9)])?);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn with_compiled(params: impl Into<Arc<Parameters<Bls12>>>, compiled: impl Into<Arc<CompiledCircuit>>, config: ProverConfig) -> Result<Self, ProverError> {
+        let (params, compiled) = (params.into(), compiled.into());
+        compiled.shape()?.check_params(&params)?;
+        Self::build(params, Some(compiled), config)
+    }
+
+    fn build(params: Arc<Parameters<Bls12>>, compiled: Option<Arc<CompiledCircuit>>, config: ProverConfig) -> Result<Self, ProverError> {
         if !(1..=MAX_WORKERS_PER_DEVICE).contains(&config.workers_per_device) {
             return Err(ProverError::Config(format!("workers_per_device must be 1 to {MAX_WORKERS_PER_DEVICE}, not {}", config.workers_per_device)));
         }
@@ -235,15 +284,14 @@ impl Prover {
         if let Some(dup) = config.devices.iter().find(|&&d| !seen.insert(d)) {
             return Err(ProverError::Config(format!("GPU {dup} is listed twice in devices")));
         }
-        let params = params.into();
-        let (engine, devices) = resolve_engine(&params, &config)?;
+        let (engine, devices) = resolve_engine(&params, compiled.as_deref(), &config)?;
         let workers = devices * config.workers_per_device;
         info!("cuzk prover: backend {}, {} worker(s)", engine_name(&engine), workers);
-        let witnesses = witness_pool(&engine, config.pinned_witnesses.unwrap_or(workers));
+        let witnesses = witness_pool(&engine, compiled.is_some(), config.pinned_witnesses.unwrap_or(workers));
         let verify = config.verify_proofs.unwrap_or(!matches!(engine, Engine::Cpu));
         let verifier = verify.then(|| bellperson::groth16::prepare_verifying_key(&params.vk));
         let id = NEXT_PROVER_ID.fetch_add(1, Ordering::Relaxed);
-        Ok(Prover { params, slots: SlotPool::new(workers), workers, witnesses, engine, config, id, verifier, rejected: AtomicU64::new(0) })
+        Ok(Prover { params, compiled, slots: SlotPool::new(workers), workers, witnesses, engine, config, id, verifier, rejected: AtomicU64::new(0) })
     }
 
     /// Proofs that failed the check before return (`verify_proofs`) and
@@ -266,12 +314,18 @@ impl Prover {
         self.workers
     }
 
+    /// The compiled circuit it evaluates a, b, c with, if built with one.
+    pub fn compiled(&self) -> Option<&CompiledCircuit> {
+        self.compiled.as_deref()
+    }
+
     /// The parameters it proves with.
     pub fn params(&self) -> &Parameters<Bls12> {
         &self.params
     }
 
-    /// Synthesizes `circuit` and draws fresh r, s for it. The witness goes
+    /// Synthesizes `circuit` and draws fresh r, s for it (a prover with a
+    /// compiled circuit synthesizes the witness alone). The witness goes
     /// into one of the prover's reusable buffers when one is free
     /// ([`ProverConfig::pinned_witnesses`]), else into a plain allocation.
     pub fn job<C: Circuit<Scalar>>(&self, circuit: C, rng: &mut impl RngCore) -> Result<ProofJob, ProverError> {
@@ -287,8 +341,24 @@ impl Prover {
             witness.assignment_mut().copy_within_capacity(assignment, cap).then_some(witness)
         });
         match pooled {
-            Some(witness) => ProofJob::pooled(witness, r, s),
+            Some(witness) => ProofJob::pooled(witness, false, r, s),
             None => ProofJob::with_randomness(assignment.clone(), r, s),
+        }
+    }
+
+    /// A witness-only job of `input` (ONE first) and `aux`, for a prover
+    /// built with a compiled circuit: copied into one of the prover's
+    /// reusable buffers when one is free and it fits, else into a plain
+    /// allocation; fresh r, s.
+    pub fn job_from_witness(&self, input: &[Scalar], aux: &[Scalar], rng: &mut impl RngCore) -> ProofJob {
+        let (r, s) = random_r_s(rng);
+        let pooled = self.witnesses.as_ref().and_then(|p| p.try_take()).and_then(|mut witness| {
+            let cap = witness.capacity();
+            witness.assignment_mut().copy_witness_within_capacity(input, aux, cap).then_some(witness)
+        });
+        match pooled {
+            Some(witness) => ProofJob::pooled(witness, true, r, s),
+            None => ProofJob::from_witness(input.to_vec(), aux.to_vec(), r, s),
         }
     }
 
@@ -300,12 +370,22 @@ impl Prover {
     /// Synthesizes into a pool buffer if one is free, else a plain one,
     /// then takes r, s (drawn after synthesis, as bellperson draws them).
     fn job_with<C: Circuit<Scalar>>(&self, circuit: C, r_s: impl FnOnce() -> (Scalar, Scalar)) -> Result<ProofJob, ProverError> {
+        let witness_only = self.compiled.is_some();
         match self.witnesses.as_ref().and_then(|p| p.try_take()) {
             Some(mut witness) => {
                 let cap = witness.capacity();
-                synthesize_into(circuit, witness.assignment_mut(), Some(cap))?;
+                if witness_only {
+                    synthesize_witness_into(circuit, witness.assignment_mut(), Some(cap))?;
+                } else {
+                    synthesize_into(circuit, witness.assignment_mut(), Some(cap))?;
+                }
                 let (r, s) = r_s();
-                Ok(ProofJob::pooled(witness, r, s))
+                Ok(ProofJob::pooled(witness, witness_only, r, s))
+            }
+            None if witness_only => {
+                let (input, aux) = synthesize_witness(circuit)?;
+                let (r, s) = r_s();
+                Ok(ProofJob::from_witness(input, aux, r, s))
             }
             None => {
                 let assignment = synthesize(circuit)?;
@@ -369,9 +449,13 @@ impl Prover {
     /// Pre-stage; with `no_wait`, gives the job back if no slot is free.
     fn prestage_in(&self, job: ProofJob, no_wait: Option<()>) -> Result<Staged, TryPrestageError> {
         let start = Instant::now();
-        let shape = ProofShape::of(job.assignment())?;
+        let witness_only = job.is_witness_only();
+        let (shape, job) = self.shape_of(job)?;
+        // On the CPU a witness-only job came back with a, b, c evaluated.
+        let cpu_abc = if witness_only && !job.is_witness_only() { start.elapsed() } else { Default::default() };
         shape.check_params(&self.params)?;
-        if self.config.check_satisfied {
+        // A witness-only job on the GPU is checked there, after a, b, c.
+        if self.config.check_satisfied && !job.is_witness_only() {
             if let Some(constraint) = job.assignment().first_unsatisfied() {
                 return Err(ProverError::Unsatisfied { constraint }.into());
             }
@@ -384,12 +468,13 @@ impl Prover {
                 None => return Err(TryPrestageError::Busy(job)),
             },
         };
-        let mut timings = PhaseTimings::default();
+        let mut timings = PhaseTimings { abc: cpu_abc, ..Default::default() };
         let inner = match &self.engine {
             Engine::Cpu => StagedInner::Cpu(cpu::prestage(job)),
             #[cfg(feature = "cuda")]
             Engine::Gpu(gpu) => {
-                let staged = gpu.prestage(slot.index, &shape, job)?;
+                let staged = gpu.prestage(slot.index, &shape, job, self.config.check_satisfied)?;
+                timings.abc = staged.abc;
                 timings.upload = staged.upload;
                 timings.pinned_bytes = staged.pinned_bytes;
                 StagedInner::Gpu(staged)
@@ -399,6 +484,27 @@ impl Prover {
         timings.prestage = end - start;
         timings.prestage_span = Some((start, end));
         Ok(Staged { inner, shape, timings, prover: self.id, public_inputs, _slot: slot })
+    }
+
+    /// The job's shape, checked against the compiled circuit for a
+    /// witness-only job; on the CPU such a job comes back with a, b, c
+    /// evaluated.
+    fn shape_of(&self, job: ProofJob) -> Result<(ProofShape, ProofJob), ProverError> {
+        if !job.is_witness_only() {
+            return Ok((ProofShape::of(job.assignment())?, job));
+        }
+        let compiled = self.compiled.as_ref().ok_or_else(|| ProverError::Config("a witness-only job needs a prover built with its compiled circuit (Prover::with_compiled)".into()))?;
+        compiled.check_witness(&job.assignment().input, &job.assignment().aux)?;
+        let shape = compiled.shape()?;
+        match self.engine {
+            Engine::Cpu => {
+                let (r, s) = (job.r, job.s);
+                let asg = job.into_assignment();
+                Ok((shape, ProofJob::with_randomness(compiled.evaluate(asg.input, asg.aux)?, r, s)))
+            }
+            #[cfg(feature = "cuda")]
+            Engine::Gpu(_) => Ok((shape, job)),
+        }
     }
 
     /// Phase two: H, all MSMs and assembly. Frees the worker slot.
@@ -557,7 +663,7 @@ impl Prover {
         }
         // The global pool's size: what a default rayon pool would have.
         let cores = rayon::current_num_threads();
-        let witness = synthesis_budget::witness_bytes(&self.params);
+        let witness = synthesis_budget::witness_bytes(&self.params, self.compiled.is_some());
         let threads = synthesis_budget::synthesis_threads(cores, synthesis_budget::available_memory(), witness, self.workers);
         if threads < cores {
             info!("prove_batch: {threads} synthesis thread(s) of {cores} cores: witnesses of {:.1} GB must fit in host memory", witness as f64 / 1e9);
@@ -575,7 +681,7 @@ impl Prover {
 /// engine on the GPU backend, none on the CPU (whose prestage consumes the
 /// witness's memory).
 #[cfg_attr(not(feature = "cuda"), allow(unused_variables))]
-fn witness_pool(engine: &Engine, max: usize) -> Option<WitnessPool> {
+fn witness_pool(engine: &Engine, witness_only: bool, max: usize) -> Option<WitnessPool> {
     match engine {
         Engine::Cpu => None,
         #[cfg(feature = "cuda")]
@@ -584,7 +690,9 @@ fn witness_pool(engine: &Engine, max: usize) -> Option<WitnessPool> {
                 return None;
             }
             let lay = gpu.layout();
-            let capacity = crate::witness_pool::WitnessCapacity { evaluations: lay.domain, inputs: lay.inputs, aux: lay.aux() };
+            // A compiled prover's jobs hold the witness alone: no a, b, c.
+            let evaluations = if witness_only { 0 } else { lay.domain };
+            let capacity = crate::witness_pool::WitnessCapacity { evaluations, inputs: lay.inputs, aux: lay.aux() };
             let pinner = crate::gpu::CudaPinner::new(gpu.devices()[0].ordinal)
                 .map_err(|e| log::warn!("witness buffers will not be pinned: {e}"))
                 .ok()
@@ -603,12 +711,13 @@ fn engine_name(engine: &Engine) -> &'static str {
 }
 
 /// Picks the engine and how many devices it spans.
-fn resolve_engine(params: &Parameters<Bls12>, config: &ProverConfig) -> Result<(Engine, usize), ProverError> {
+#[cfg_attr(not(feature = "cuda"), allow(unused_variables))]
+fn resolve_engine(params: &Parameters<Bls12>, compiled: Option<&CompiledCircuit>, config: &ProverConfig) -> Result<(Engine, usize), ProverError> {
     match config.backend {
         Backend::Cpu => Ok((Engine::Cpu, 1)),
         #[cfg(feature = "cuda")]
         Backend::Gpu => {
-            let gpu = crate::gpu::GpuEngine::new(params, config)?;
+            let gpu = crate::gpu::GpuEngine::new(params, compiled, config)?;
             let devices = gpu.device_count();
             Ok((Engine::Gpu(gpu), devices))
         }
@@ -616,7 +725,7 @@ fn resolve_engine(params: &Parameters<Bls12>, config: &ProverConfig) -> Result<(
         Backend::Gpu => Err(ProverError::NoGpu("cuzk was built without the `cuda` feature".into())),
         Backend::Auto => {
             #[cfg(feature = "cuda")]
-            match crate::gpu::GpuEngine::new(params, config) {
+            match crate::gpu::GpuEngine::new(params, compiled, config) {
                 Ok(gpu) => {
                     let devices = gpu.device_count();
                     return Ok((Engine::Gpu(gpu), devices));

@@ -11,10 +11,11 @@ use blstrs::Bls12;
 const MEMORY_SHARE: f64 = 0.8;
 
 /// Bytes of one synthesized witness for `params`: the a, b, c evaluations
-/// (at most one per domain point) and the input and aux assignments, 32
-/// bytes per scalar.
-pub(crate) fn witness_bytes(params: &Parameters<Bls12>) -> u64 {
-    let domain = params.h.len() as u64 + 1;
+/// (at most one per domain point; none for a witness-only synthesis, whose
+/// a, b, c come from a compiled circuit) and the input and aux
+/// assignments, 32 bytes per scalar.
+pub(crate) fn witness_bytes(params: &Parameters<Bls12>, witness_only: bool) -> u64 {
+    let domain = if witness_only { 0 } else { params.h.len() as u64 + 1 };
     let (inputs, aux) = (params.vk.ic.len() as u64, params.l.len() as u64);
     32 * (3 * domain + inputs + aux)
 }

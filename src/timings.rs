@@ -12,6 +12,9 @@ pub struct PhaseTimings {
     /// GPU: the copy engine's time for the witness upload (device events),
     /// part of `prestage`.
     pub upload: Duration,
+    /// Compiled circuit: a, b, c evaluated from the witness (GPU: device
+    /// time, with the a·b = c check; CPU: host time), part of `prestage`.
+    pub abc: Duration,
     /// GPU: bytes of the witness the copy engine read directly from a
     /// pinned witness buffer (the rest went through staging copies).
     pub pinned_bytes: usize,
@@ -62,9 +65,10 @@ impl fmt::Display for PhaseTimings {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "prestage {:.3?} (upload {:.3?}), ntt {:.3?}, msm {:.3?}, assemble {:.3?}, verify {:.3?}, total {:.3?}",
+            "prestage {:.3?} (upload {:.3?}, a·b·c {:.3?}), ntt {:.3?}, msm {:.3?}, assemble {:.3?}, verify {:.3?}, total {:.3?}",
             self.prestage,
             self.upload,
+            self.abc,
             self.ntt,
             self.msm,
             self.assemble,

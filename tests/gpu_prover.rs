@@ -23,14 +23,14 @@ fn prestage_puts_the_witness_in_its_slot() {
     }
     let mut rng = common::rng();
     let params = common::params_for(SyntheticPorep::shape(1000, 5), &mut rng);
-    let engine = GpuEngine::new(&params, &gpu_config(2)).expect("engine");
+    let engine = GpuEngine::new(&params, None, &gpu_config(2)).expect("engine");
     let lay = engine.layout();
     let asg = synthesize(SyntheticPorep::with_witness(1000, 5, rand::random())).unwrap();
     let shape = ProofShape::of(&asg).unwrap();
     // Fill slot 1 with junk from another witness first: padding must be zeroed.
     let other = synthesize(SyntheticPorep::with_witness(1000, 5, 1)).unwrap();
-    let _ = engine.prestage(1, &shape, ProofJob::with_randomness(other, Scalar::ONE, Scalar::ONE)).unwrap();
-    let _st = engine.prestage(1, &shape, ProofJob::with_randomness(asg.clone(), Scalar::ONE, Scalar::ONE)).unwrap();
+    let _ = engine.prestage(1, &shape, ProofJob::with_randomness(other, Scalar::ONE, Scalar::ONE), false).unwrap();
+    let _st = engine.prestage(1, &shape, ProofJob::with_randomness(asg.clone(), Scalar::ONE, Scalar::ONE), false).unwrap();
     let slot = engine.read_slot(1).unwrap();
 
     for (which, values) in [&asg.a, &asg.b, &asg.c].into_iter().enumerate() {
@@ -114,14 +114,14 @@ fn empty_b_densities_skip_the_b_msms() {
     let mut rng = common::rng();
     let params = common::params_for(NoBQuery { vars: 500, seed: None }, &mut rng);
     assert!(params.b_g1.is_empty() && params.b_g2.is_empty());
-    let engine = GpuEngine::new(&params, &gpu_config(1)).expect("engine");
+    let engine = GpuEngine::new(&params, None, &gpu_config(1)).expect("engine");
     let circuit = NoBQuery { vars: 500, seed: Some(5) };
     let rs = common::random_r_s(1, &mut rng);
     let want = common::bellperson_proofs(&params, vec![circuit.clone()], &rs);
     let asg = synthesize(circuit.clone()).unwrap();
     let shape = ProofShape::of(&asg).unwrap();
     let msms = engine.msms_run();
-    let st = engine.prestage(0, &shape, ProofJob::with_randomness(asg, rs[0].0, rs[0].1)).unwrap();
+    let st = engine.prestage(0, &shape, ProofJob::with_randomness(asg, rs[0].0, rs[0].1), false).unwrap();
     let proof = engine.compute(&params, st, &mut PhaseTimings::default()).expect("proof");
     // H, L, A inputs, A aux; both B MSMs in G1 and G2 are the identity.
     assert_eq!(engine.msms_run() - msms, 4);
@@ -164,7 +164,7 @@ fn engine_compute_runs_on_the_gpu_and_slots_survive_failures() {
     }
     let mut rng = common::rng();
     let params = common::params_for(SyntheticPorep::shape(2000, 3), &mut rng);
-    let engine = GpuEngine::new(&params, &gpu_config(2)).expect("engine");
+    let engine = GpuEngine::new(&params, None, &gpu_config(2)).expect("engine");
     let cpu = Prover::new(params.clone(), ProverConfig { backend: Backend::Cpu, ..Default::default() }).unwrap();
     let rs = common::random_r_s(1, &mut rng);
     let (r, s) = rs[0];
@@ -174,13 +174,13 @@ fn engine_compute_runs_on_the_gpu_and_slots_survive_failures() {
     // A refused witness (another domain) and an abandoned one leave slot 0 usable.
     let wrong = synthesize(SyntheticPorep::with_witness(1000, 3, 9)).unwrap();
     let wrong_shape = ProofShape::of(&wrong).unwrap();
-    let refused = engine.prestage(0, &wrong_shape, ProofJob::with_randomness(wrong, r, s));
+    let refused = engine.prestage(0, &wrong_shape, ProofJob::with_randomness(wrong, r, s), false);
     assert!(matches!(refused, Err(ProverError::ParamsMismatch { .. })), "{:?}", refused.err());
     let other = synthesize(SyntheticPorep::with_witness(2000, 3, 10)).unwrap();
-    engine.prestage(0, &shape, ProofJob::with_randomness(other, r, s)).unwrap();
+    engine.prestage(0, &shape, ProofJob::with_randomness(other, r, s), false).unwrap();
 
     let (h_steps, msms) = (engine.h_steps_run(), engine.msms_run());
-    let st = engine.prestage(0, &shape, ProofJob::with_randomness(asg.clone(), r, s)).unwrap();
+    let st = engine.prestage(0, &shape, ProofJob::with_randomness(asg.clone(), r, s), false).unwrap();
     let mut timings = PhaseTimings::default();
     let proof = engine.compute(&params, st, &mut timings).expect("GPU proof");
     assert_eq!(engine.h_steps_run() - h_steps, 1, "H step not run on the GPU");
@@ -192,7 +192,7 @@ fn engine_compute_runs_on_the_gpu_and_slots_survive_failures() {
     assert_eq!(proof, want, "GPU proof differs from the CPU backend's");
     // The same slot again, and the other slot.
     for slot in [0, 1] {
-        let st = engine.prestage(slot, &shape, ProofJob::with_randomness(asg.clone(), r, s)).unwrap();
+        let st = engine.prestage(slot, &shape, ProofJob::with_randomness(asg.clone(), r, s), false).unwrap();
         assert_eq!(engine.compute(&params, st, &mut PhaseTimings::default()).unwrap(), want, "slot {slot}");
     }
 }
@@ -375,17 +375,17 @@ fn a_slot_takes_one_staged_witness_and_stays_with_its_engine() {
     }
     let mut rng = common::rng();
     let params = common::params_for(SyntheticPorep::shape(1500, 2), &mut rng);
-    let (a, b) = (GpuEngine::new(&params, &gpu_config(1)).unwrap(), GpuEngine::new(&params, &gpu_config(1)).unwrap());
+    let (a, b) = (GpuEngine::new(&params, None, &gpu_config(1)).unwrap(), GpuEngine::new(&params, None, &gpu_config(1)).unwrap());
     let asg = synthesize(SyntheticPorep::with_witness(1500, 2, 8)).unwrap();
     let shape = ProofShape::of(&asg).unwrap();
     let job = || ProofJob::with_randomness(asg.clone(), Scalar::ONE, Scalar::ONE);
-    let held = a.prestage(0, &shape, job()).unwrap();
+    let held = a.prestage(0, &shape, job(), false).unwrap();
     // A second witness would overwrite the first (or land mid-compute).
-    assert!(matches!(a.prestage(0, &shape, job()), Err(ProverError::SlotBusy { slot: 0 })));
+    assert!(matches!(a.prestage(0, &shape, job(), false), Err(ProverError::SlotBusy { slot: 0 })));
     // b's slot 0 holds nothing of this proof.
     assert!(matches!(b.compute(&params, held, &mut PhaseTimings::default()), Err(ProverError::ForeignStaged)));
     // The refused compute dropped the staged proof: the slot is free again.
-    let st = a.prestage(0, &shape, job()).unwrap();
+    let st = a.prestage(0, &shape, job(), false).unwrap();
     let proof = a.compute(&params, st, &mut PhaseTimings::default()).unwrap();
     let want = common::bellperson_proofs(&params, vec![SyntheticPorep::with_witness(1500, 2, 8)], &[(Scalar::ONE, Scalar::ONE)]);
     assert_eq!(proof, want[0]);

@@ -33,6 +33,7 @@ use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, DevicePo
 use cust::stream::{Stream, StreamFlags};
 use log::{debug, info};
 
+use super::compiled::GpuCompiled;
 use super::compute_order::{ComputeOrder, Marker};
 
 use super::elementwise::scalar_limbs;
@@ -45,6 +46,7 @@ use super::upload::PinnedStager;
 use super::vram::{gib, VramBudget};
 use super::{discover, gpu_err, sys_check, GpuDevice};
 use crate::assemble::assemble;
+use crate::compiled::CompiledCircuit;
 use crate::error::ProverError;
 use crate::faults::{Fault, Faults};
 use crate::job::ProofJob;
@@ -65,11 +67,14 @@ struct DeviceShared {
     /// Held by the worker whose witness is being uploaded.
     upload_turn: Mutex<()>,
     compute_order: ComputeOrder,
+    /// The compiled circuit, if the prover has one.
+    compiled: Option<GpuCompiled>,
 }
 
 impl DeviceShared {
-    fn new(gpu: &GpuDevice, params: &Parameters<Bls12>, ntt: TableLayout) -> Result<Self, ProverError> {
+    fn new(gpu: &GpuDevice, params: &Parameters<Bls12>, ntt: TableLayout, compiled: Option<&CompiledCircuit>) -> Result<Self, ProverError> {
         Ok(DeviceShared {
+            compiled: compiled.map(|c| GpuCompiled::upload(gpu, c)).transpose()?,
             ntt: GpuNtt::with_layout(gpu, ntt)?,
             h: GpuBases::upload_g1(gpu, &params.h)?,
             l: GpuBases::upload_g1(gpu, &params.l)?,
@@ -137,9 +142,14 @@ struct WorkerSlot {
     stream: Stream,
     vram: DeviceBuffer<u64>,
     stager: Mutex<PinnedStager>,
-    /// Around the witness upload (timing events: the copy engine's time).
+    /// Around the witness upload (timing events: the copy engine's time);
+    /// `abc_began` between the upload and a compiled circuit's a, b, c.
     upload_began: Event,
+    abc_began: Event,
     uploaded: Event,
+    /// A compiled job's satisfaction check: the first failing row, on the
+    /// device and in pinned memory.
+    first_bad: Mutex<(DeviceBuffer<u32>, LockedBuffer<u32>)>,
     compute: Mutex<ComputeBuffers>,
     /// Recorded after each compute, for the next one on the device to wait on.
     computed: Marker,
@@ -216,13 +226,15 @@ pub struct GpuStaged {
     pub(crate) upload: Duration,
     /// Bytes read directly from pinned pool memory.
     pub(crate) pinned_bytes: usize,
+    /// Device time of a, b, c from a compiled circuit (zero otherwise).
+    pub(crate) abc: Duration,
     claim: SlotClaim,
 }
 
 impl GpuEngine {
     /// Opens the configured devices; per device uploads the bases and builds
     /// the NTT tables, and reserves every worker's slot.
-    pub fn new(params: &Parameters<Bls12>, config: &ProverConfig) -> Result<Self, ProverError> {
+    pub fn new(params: &Parameters<Bls12>, compiled: Option<&CompiledCircuit>, config: &ProverConfig) -> Result<Self, ProverError> {
         let devices = discover(&config.devices)?;
         let layout = SlotLayout::for_params(params);
         if !layout.domain.is_power_of_two() {
@@ -245,7 +257,8 @@ impl GpuEngine {
             .try_fold(0, |max, plan| plan.map(|p| p.scratch_words().max(max)))
             .map_err(|e| ProverError::Config(format!("MSM plan: {e}")))?;
         let ntt_layout = GpuNtt::layout(layout.ntt_log(), config.ntt_row_twiddles)?;
-        let budget = VramBudget::new(params, &layout, ntt_layout, arena_words, config.workers_per_device);
+        let compiled_words = compiled.map_or(0, GpuCompiled::words);
+        let budget = VramBudget::new(params, &layout, ntt_layout, arena_words, compiled_words, config.workers_per_device);
         let serial_compute = config.compute_sharing.serial(layout.ntt_log());
         // Built up in place, so that an error half way frees what was
         // reserved in the right contexts (Drop).
@@ -273,7 +286,7 @@ impl GpuEngine {
                     config.workers_per_device
                 )));
             }
-            engine.shared.push(DeviceShared::new(gpu, params, ntt_layout)?);
+            engine.shared.push(DeviceShared::new(gpu, params, ntt_layout, compiled)?);
             for _ in 0..config.workers_per_device {
                 // SAFETY: u64 has no invalid bit patterns; pre-stage writes
                 // every word a proof reads.
@@ -284,6 +297,11 @@ impl GpuEngine {
                     vram,
                     stager: Mutex::new(PinnedStager::new()?),
                     upload_began: Event::new(EventFlags::DEFAULT).map_err(|e| gpu_err("event", e))?,
+                    abc_began: Event::new(EventFlags::DEFAULT).map_err(|e| gpu_err("event", e))?,
+                    first_bad: Mutex::new((
+                        DeviceBuffer::from_slice(&[u32::MAX]).map_err(|e| gpu_err("check word", e))?,
+                        LockedBuffer::new(&u32::MAX, 1).map_err(|e| gpu_err("pinned check word", e))?,
+                    )),
                     uploaded: Event::new(EventFlags::BLOCKING_SYNC).map_err(|e| gpu_err("event", e))?,
                     compute: Mutex::new(ComputeBuffers::new(&layout, arena_words)?),
                     computed: Marker::new()?,
@@ -332,12 +350,23 @@ impl GpuEngine {
     /// lie in pinned pool memory are copied directly by the copy engine;
     /// the rest go through the slot's pinned staging chunks. Uploads to one
     /// device take turns.
-    pub fn prestage(&self, slot: usize, shape: &ProofShape, job: ProofJob) -> Result<GpuStaged, ProverError> {
+    ///
+    /// A witness-only job (inputs and aux) needs the engine's compiled
+    /// circuit: a, b, c are evaluated into the slot on the GPU and, with
+    /// `check_satisfied`, a·b = c is checked there (`Unsatisfied`).
+    pub fn prestage(&self, slot: usize, shape: &ProofShape, job: ProofJob, check_satisfied: bool) -> Result<GpuStaged, ProverError> {
         let ws = self.slot(slot)?;
         self.devices[ws.device].bind()?;
         let lay = &self.layout;
         // The uploads below are sized by it: it must be the job's own.
-        if ProofShape::of(job.assignment())? != *shape {
+        let own_shape = if job.is_witness_only() {
+            let compiled = self.shared[ws.device].compiled.as_ref().ok_or_else(|| ProverError::Config("a witness-only job needs an engine built with its compiled circuit".into()))?;
+            let asg = job.assignment();
+            (asg.input.len(), asg.aux.len(), compiled.rows()) == (shape.inputs, shape.aux, shape.constraints)
+        } else {
+            ProofShape::of(job.assignment())? == *shape
+        };
+        if !own_shape {
             return Err(ProverError::Config("pre-stage given the shape of another assignment".into()));
         }
         if shape.domain_size() != lay.domain {
@@ -355,16 +384,25 @@ impl GpuEngine {
         let mut stager = ws.stager.lock().unwrap_or_else(|e| e.into_inner());
         // Waited for even after an error: the job's memory (the copies'
         // source) is freed or reused when this returns.
+        let check = check_satisfied && job.is_witness_only();
         let uploaded = self
-            .enqueue_upload(ws, &mut stager, &job)
+            .enqueue_upload(ws, &mut stager, &job, check)
             .and_then(|direct| ws.uploaded.synchronize().map(|()| direct).map_err(|e| gpu_err("witness upload", e)));
         if uploaded.is_err() {
             let _ = ws.stream.synchronize();
         }
         drop((stager, turn));
         let direct = uploaded?;
+        let first_bad = ws.first_bad.lock().unwrap_or_else(|e| e.into_inner()).1[0];
+        if check && first_bad != u32::MAX {
+            return Err(ProverError::Unsatisfied { constraint: first_bad as usize });
+        }
         // A timing query that fails costs the log its figure, never the proof.
-        let upload = ws.uploaded.elapsed(&ws.upload_began).unwrap_or_default();
+        let (upload, abc) = if job.is_witness_only() {
+            (ws.abc_began.elapsed(&ws.upload_began).unwrap_or_default(), ws.uploaded.elapsed(&ws.abc_began).unwrap_or_default())
+        } else {
+            (ws.uploaded.elapsed(&ws.upload_began).unwrap_or_default(), Duration::ZERO)
+        };
         debug!(
             "slot {slot}: witness uploaded in {:.3?} ({upload:.3?} on the copy engine, {:.2} of {:.2} GB read directly from pinned memory)",
             t.elapsed(),
@@ -373,14 +411,15 @@ impl GpuEngine {
         );
         Ok(GpuStaged {
             slot,
-            evaluations: asg.a.len(),
+            evaluations: shape.constraints,
             r: job.r,
             s: job.s,
-            a_aux_ones: asg.a_aux_density.count_ones(),
-            b_input_ones: asg.b_input_density.count_ones(),
-            b_aux_ones: asg.b_aux_density.count_ones(),
+            a_aux_ones: shape.a_aux_count,
+            b_input_ones: shape.b_input_count,
+            b_aux_ones: shape.b_aux_count,
             upload,
             pinned_bytes: direct,
+            abc,
             claim,
         })
     }
@@ -388,7 +427,7 @@ impl GpuEngine {
     /// Enqueues the copies of a job's witness into its slot between the
     /// slot's upload events; returns the bytes read directly from pinned
     /// pool memory (the rest went through the staging chunks).
-    fn enqueue_upload(&self, ws: &WorkerSlot, stager: &mut PinnedStager, job: &ProofJob) -> Result<usize, ProverError> {
+    fn enqueue_upload(&self, ws: &WorkerSlot, stager: &mut PinnedStager, job: &ProofJob, check: bool) -> Result<usize, ProverError> {
         let lay = &self.layout;
         let asg = job.assignment();
         let base = ws.vram.as_device_ptr();
@@ -403,6 +442,14 @@ impl GpuEngine {
             None => stager.upload(&ws.stream, at(to), scalar_limbs(part.of(asg))),
         };
         ws.upload_began.record(&ws.stream).map_err(|e| gpu_err("record upload event", e))?;
+        if job.is_witness_only() {
+            upload(stager, Part::Input, lay.scalars_at())?;
+            self.faults.check(Fault::Upload)?;
+            upload(stager, Part::Aux, lay.aux_scalars_at())?;
+            self.enqueue_compiled(ws, check)?;
+            ws.uploaded.record(&ws.stream).map_err(|e| gpu_err("record upload event", e))?;
+            return Ok(direct);
+        }
         for (which, part) in [Part::A, Part::B, Part::C].into_iter().enumerate() {
             upload(stager, part, lay.abc(which))?;
             if which == 0 {
@@ -418,6 +465,36 @@ impl GpuEngine {
         stager.upload(&ws.stream, at(lay.b_input_density_at()), asg.b_input_density.words())?;
         ws.uploaded.record(&ws.stream).map_err(|e| gpu_err("record upload event", e))?;
         Ok(direct)
+    }
+
+    /// After a witness-only upload: the densities copied in from the
+    /// compiled circuit, a, b, c evaluated into the slot, and with `check`
+    /// the first row with a·b ≠ c brought back to pinned memory.
+    fn enqueue_compiled(&self, ws: &WorkerSlot, check: bool) -> Result<(), ProverError> {
+        let gpu = &self.devices[ws.device];
+        let compiled = self.shared[ws.device].compiled.as_ref().ok_or_else(|| ProverError::Config("no compiled circuit on this device".into()))?;
+        let lay = &self.layout;
+        // SAFETY: every offset below is a region of the slot (SlotLayout).
+        let at = |words: usize| unsafe { ws.vram.as_device_ptr().add(words) };
+        compiled.copy_densities(&ws.stream, [at(lay.a_aux_density_at()), at(lay.b_aux_density_at()), at(lay.b_input_density_at())])?;
+        ws.abc_began.record(&ws.stream).map_err(|e| gpu_err("record a·b·c event", e))?;
+        let abc = [0, 1, 2].map(|m| at(lay.abc(m)));
+        // SAFETY: z (inputs then aux) and a, b, c (domain scalars each) are
+        // regions of this slot, which only its stream uses, and which the
+        // prestage waits for before returning (also after an error).
+        unsafe { compiled.enqueue_abc(gpu, &ws.stream, at(lay.scalars_at()), abc, lay.domain)? };
+        self.faults.check(Fault::Launch)?;
+        if check {
+            // SAFETY: as above; the check word and its pinned copy are the
+            // slot's, read only after the stream is past the copy.
+            let mut word = ws.first_bad.lock().unwrap_or_else(|e| e.into_inner());
+            let (device, host) = &mut *word;
+            unsafe {
+                compiled.enqueue_check(gpu, &ws.stream, abc, device.as_device_ptr())?;
+                device.async_copy_to(&mut host[..], &ws.stream).map_err(|e| gpu_err("check word download", e))?;
+            }
+        }
+        Ok(())
     }
 
     /// Computes the proof of a staged witness on its worker's stream: the H

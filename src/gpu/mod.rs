@@ -6,6 +6,7 @@
 //! streams and events only.
 
 mod bound_buffer;
+mod compiled;
 mod compute_order;
 mod engine;
 mod host_pin;

@@ -17,6 +17,8 @@ pub(super) struct VramBudget {
     bases: usize,
     /// The NTT tables, shared.
     ntt_tables: usize,
+    /// The compiled circuit's matrices, shared (0 without one).
+    compiled: usize,
     /// One worker: witness slot + H coefficients + MSM arena + results.
     per_worker: usize,
     workers: usize,
@@ -30,7 +32,7 @@ fn alloc_bytes(words: usize) -> usize {
 }
 
 impl VramBudget {
-    pub(super) fn new(params: &Parameters<Bls12>, lay: &SlotLayout, ntt: TableLayout, arena_words: usize, workers: usize) -> Self {
+    pub(super) fn new(params: &Parameters<Bls12>, lay: &SlotLayout, ntt: TableLayout, arena_words: usize, compiled_words: usize, workers: usize) -> Self {
         let g1 = MsmCurve::G1.affine_limbs();
         let bases = [params.h.len() * g1, params.l.len() * g1, params.a.len() * g1, params.b_g1.len() * g1]
             .into_iter()
@@ -38,11 +40,12 @@ impl VramBudget {
             .map(alloc_bytes)
             .sum();
         let per_worker = [lay.words(), lay.h_words(), arena_words, ProofMsm::result_words()].into_iter().map(alloc_bytes).sum();
-        VramBudget { bases, ntt_tables: alloc_bytes(ntt.words()), per_worker, workers }
+        let compiled = if compiled_words == 0 { 0 } else { alloc_bytes(compiled_words) };
+        VramBudget { bases, ntt_tables: alloc_bytes(ntt.words()), compiled, per_worker, workers }
     }
 
     pub(super) fn total(&self) -> usize {
-        self.bases + self.ntt_tables + self.per_worker * self.workers
+        self.bases + self.ntt_tables + self.compiled + self.per_worker * self.workers
     }
 }
 
@@ -50,10 +53,11 @@ impl std::fmt::Display for VramBudget {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} (bases {}, NTT tables {}, {} worker(s) × {} for witness, H, MSM arena and results)",
+            "{} (bases {}, NTT tables {}, compiled circuit {}, {} worker(s) × {} for witness, H, MSM arena and results)",
             gib(self.total()),
             gib(self.bases),
             gib(self.ntt_tables),
+            gib(self.compiled),
             self.workers,
             gib(self.per_worker)
         )

@@ -1,6 +1,8 @@
 //! Circuits and helpers shared by the integration tests.
 #![allow(dead_code)]
 
+pub mod gadgets;
+
 use bellperson::groth16::{self, Parameters, Proof};
 use bellperson::{Circuit, ConstraintSystem, Index, SynthesisError, Variable};
 use blstrs::{Bls12, Scalar};

@@ -29,6 +29,7 @@ pub mod bench;
 pub mod elementwise;
 pub mod msm;
 pub mod ntt;
+pub mod r1cs;
 
 kernel! {
     /// Launch smoke test: `p[i] += 1`.

@@ -205,6 +205,8 @@ pub const DEFAULT_MAX_WINDOW_BITS: u32 = 18;
 /// hold one more block (e.g. 3 × 4 warps at ≤ 168 registers instead of one
 /// 8-warp block of 256).
 pub const MSM_BLOCK: u32 = 128;
+// The warp-uniform index loop (`warp::uniform_indices`) needs full warps.
+const _: () = assert!(MSM_BLOCK % 32 == 0 && MSM_BLOCK <= 1024);
 
 /// Threads the first accumulation level aims for (enough to fill an H100 /
 /// H200 several times over at the occupancy the point kernels reach).

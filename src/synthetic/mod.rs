@@ -14,6 +14,10 @@
 //! Its structure depends only on `(constraints, public_inputs)`, so
 //! parameters made once serve every witness of that shape.
 
+mod compiled;
+
+pub use compiled::{random_compiled, random_witness};
+
 use bellperson::{Circuit, ConstraintSystem, LinearCombination, SynthesisError, Variable};
 use blstrs::Scalar;
 use ff::Field;

@@ -1,0 +1,142 @@
+//! Compiled circuits on the GPU backend: a, b, c evaluated on the GPU equal
+//! the CPU's, proofs equal bellperson's, the check a·b = c runs there
+//! (skips without a GPU).
+#![cfg(feature = "cuda")]
+
+mod common;
+
+use blstrs::Scalar;
+use common::gadgets::{Family, Gadget};
+use common::{MostlyBits, TestCircuit};
+use cuzk::gpu::elementwise::scalar_limbs;
+use cuzk::gpu::GpuEngine;
+use cuzk::synthetic::{random_compiled, random_parameters, random_witness, SyntheticPorep, WitnessStats};
+use cuzk::{Backend, CompiledCircuit, ProofJob, Prover, ProverConfig, ProverError};
+use ff::Field;
+
+fn gpu_config(workers: usize) -> ProverConfig {
+    ProverConfig { backend: Backend::Gpu, workers_per_device: workers, devices: vec![0], ..Default::default() }
+}
+
+/// a, b, c from the GPU kernels (read back from the slot) against the
+/// CPU's sparse products, on a random circuit of realistic row weights
+/// whose table holds coefficients besides ±1 and powers of two.
+#[test]
+fn gpu_abc_equals_cpu_on_a_random_circuit_of_2_20_rows() {
+    if common::gpu_or_skip("gpu_abc_equals_cpu_on_a_random_circuit_of_2_20_rows").is_none() {
+        return;
+    }
+    let seed = rand::random();
+    eprintln!("seed {seed}");
+    // 2^20 rows, not all of the domain: the padding must come back zero.
+    let (rows, inputs, aux) = ((1 << 20) - 77, 9, 1_000_003);
+    let compiled = random_compiled(rows, inputs, aux, seed);
+    let nonzeros = compiled.matrices().each_ref().map(|m| m.nonzeros() as f64 / rows as f64);
+    eprintln!("nonzeros per row A/B/C: {nonzeros:.2?}, table {}", compiled.coefficients().len());
+    assert!(compiled.coefficients().len() > 1000);
+    let shape = compiled.shape().unwrap();
+    let params = random_parameters(&shape, seed);
+    let engine = GpuEngine::new(&params, Some(&compiled), &gpu_config(1)).expect("engine");
+    let lay = engine.layout();
+    let (input, aux_values) = random_witness(inputs, aux, WitnessStats::POREP_32G, seed);
+    let want = compiled.evaluate(input.clone(), aux_values.clone()).unwrap();
+
+    // Slot 0 first holds another witness: nothing of it may survive.
+    let (other_in, other_aux) = random_witness(inputs, aux, WitnessStats::POREP_32G, seed + 1);
+    drop(engine.prestage(0, &shape, ProofJob::from_witness(other_in, other_aux, Scalar::ONE, Scalar::ONE), false).unwrap());
+    let _st = engine.prestage(0, &shape, ProofJob::from_witness(input, aux_values, Scalar::ONE, Scalar::ONE), false).unwrap();
+    let slot = engine.read_slot(0).unwrap();
+    for (which, values) in [&want.a, &want.b, &want.c].into_iter().enumerate() {
+        let region = &slot[lay.abc(which)..lay.abc(which + 1)];
+        let (data, pad) = region.split_at(values.len() * 4);
+        if data != scalar_limbs(values) {
+            let first = data.chunks(4).zip(scalar_limbs(values).chunks(4)).position(|(g, w)| g != w).unwrap();
+            panic!("evaluations {which} differ first at row {first}");
+        }
+        assert!(pad.iter().all(|&w| w == 0), "padding of evaluations {which} not zeroed");
+    }
+    assert_eq!(&slot[lay.a_aux_density_at()..lay.b_aux_density_at()], want.a_aux_density.words());
+    assert_eq!(&slot[lay.b_aux_density_at()..lay.b_input_density_at()], want.b_aux_density.words());
+    assert_eq!(&slot[lay.b_input_density_at()..], want.b_input_density.words());
+}
+
+/// Records `shape`, proves `witnesses` with a compiled GPU prover in one
+/// batch and compares each proof with bellperson's for the same r, s.
+fn assert_gpu_compiled_matches_bellperson<C>(shape: C, witnesses: Vec<C>, public: &[Vec<Scalar>])
+where
+    C: bellperson::Circuit<Scalar> + Clone + Send,
+{
+    let mut rng = common::rng();
+    let params = common::params_for(shape.clone(), &mut rng);
+    let compiled = CompiledCircuit::record(shape).expect("record");
+    let prover = Prover::with_compiled(params.clone(), compiled, gpu_config(2)).expect("GPU prover");
+    assert_eq!(prover.backend(), Backend::Gpu);
+    common::assert_proofs_match_bellperson(&prover, &params, witnesses, public, &mut rng);
+    assert_eq!(prover.proofs_rejected(), 0);
+}
+
+#[test]
+fn gpu_compiled_proofs_match_bellperson() {
+    if common::gpu_or_skip("gpu_compiled_proofs_match_bellperson").is_none() {
+        return;
+    }
+    let x = Scalar::from(7u64);
+    assert_gpu_compiled_matches_bellperson(TestCircuit::Square(None), vec![TestCircuit::Square(Some(x))], &[vec![x.square()]]);
+    let v = (Scalar::from(3u64), -Scalar::ONE);
+    assert_gpu_compiled_matches_bellperson(TestCircuit::NoInputs(None), vec![TestCircuit::NoInputs(Some(v))], &[vec![]]);
+    let cs: Vec<_> = (0..4).map(|i| SyntheticPorep::with_witness(3000, 6, 40 + i)).collect();
+    let public: Vec<_> = cs.iter().map(|c| c.public_values()).collect();
+    assert_gpu_compiled_matches_bellperson(SyntheticPorep::shape(3000, 6), cs, &public);
+    let cs: Vec<_> = (0..3).map(|i| MostlyBits { bits: 4000, seed: Some(i) }).collect();
+    let public: Vec<_> = cs.iter().map(|c| c.public_values()).collect();
+    assert_gpu_compiled_matches_bellperson(MostlyBits { bits: 4000, seed: None }, cs, &public);
+    for family in Family::ALL {
+        eprintln!("{family:?}");
+        let cs: Vec<_> = (1..4).map(|seed| Gadget { family, seed: Some(seed) }).collect();
+        let public: Vec<_> = cs.iter().map(Gadget::public_values).collect();
+        assert_gpu_compiled_matches_bellperson(Gadget { family, seed: None }, cs, &public);
+    }
+}
+
+#[test]
+fn gpu_checks_the_compiled_witness_and_mismatches_cost_one_proof() {
+    if common::gpu_or_skip("gpu_checks_the_compiled_witness_and_mismatches_cost_one_proof").is_none() {
+        return;
+    }
+    let mut rng = common::rng();
+    let params = common::params_for(SyntheticPorep::shape(2000, 4), &mut rng);
+    let compiled = CompiledCircuit::record(SyntheticPorep::shape(2000, 4)).unwrap();
+    let prover = Prover::with_compiled(params.clone(), compiled, gpu_config(2)).unwrap();
+    let good = SyntheticPorep::with_witness(2000, 4, 3);
+    let (input, aux) = cuzk::synthesize_witness(good.clone()).unwrap();
+
+    // Unsatisfied: found on the GPU, naming the row the CPU names.
+    let mut bad_aux = aux.clone();
+    bad_aux[1234] += Scalar::ONE;
+    let want_row = CompiledCircuit::record(SyntheticPorep::shape(2000, 4)).unwrap().evaluate(input.clone(), bad_aux.clone()).unwrap().first_unsatisfied().unwrap();
+    let err = prover.prestage(ProofJob::from_witness(input.clone(), bad_aux, Scalar::ONE, Scalar::ONE)).unwrap_err();
+    assert!(matches!(err, ProverError::Unsatisfied { constraint } if constraint == want_row), "{err} (CPU: row {want_row})");
+    // The slot is usable again right away.
+    let proof = prover.compute(prover.prestage(ProofJob::from_witness(input.clone(), aux.clone(), Scalar::ONE, Scalar::ONE)).unwrap()).unwrap();
+    assert!(common::verifies(&params, &proof, &good.public_values()));
+
+    // A batch with another shape and an unsatisfied circuit among good ones.
+    let circuits = vec![good.clone(), SyntheticPorep::with_witness(1999, 4, 1), good.clone()];
+    let results = prover.prove_batch(circuits, &mut rng);
+    assert!(matches!(results[1], Err(ProverError::CompiledMismatch { .. })), "{:?}", results[1]);
+    for i in [0, 2] {
+        assert!(common::verifies(&params, results[i].as_ref().unwrap(), &good.public_values()));
+    }
+    let mut no_one = input.clone();
+    no_one[0] = Scalar::ZERO;
+    let err = prover.prestage(ProofJob::from_witness(no_one, aux, Scalar::ONE, Scalar::ONE)).unwrap_err();
+    assert!(matches!(err, ProverError::MissingOneInput), "{err}");
+    // Full assignments still prove on a compiled prover.
+    let full = cuzk::synthesize(good.clone()).unwrap();
+    let proof = prover.compute(prover.prestage(ProofJob::new(full, &mut rng)).unwrap()).unwrap();
+    assert!(common::verifies(&params, &proof, &good.public_values()));
+    // Witness-only jobs come from pinned buffers sized for the witness alone.
+    let job = prover.job(good.clone(), &mut rng).unwrap();
+    assert!(job.is_witness_only() && job.is_pooled());
+    assert!(common::verifies(&params, &prover.compute(prover.prestage(job).unwrap()).unwrap(), &good.public_values()));
+}
