@@ -8,7 +8,7 @@
 //!
 //! Usage: `bench-gpu_partition [--constraints N] [--aux N] [--inputs N]
 //! [--proofs N] [--workers N[,N…]] [--pinned N] [--sharing auto|serial|interleaved]
-//! [--compiled] [--synthesis N]`.
+//! [--compiled] [--raw-witness] [--synthesis N]`.
 //! For each worker count (default 1 and 2, one prover after the other on
 //! the same inputs) it prints two proofs on their own (per-phase timings),
 //! then, with `--proofs` > 1, that many proofs pipelined over the workers:
@@ -24,7 +24,9 @@
 //! the real partition's row weights (`cuzk::synthetic::random_compiled`),
 //! saved to and loaded from a file (both timed, with its size), uploaded
 //! with the bases; each proof then uploads only the witness (inputs and
-//! aux) and a, b, c are evaluated on the GPU. `--synthesis N` first times,
+//! aux) and a, b, c are evaluated on the GPU; the aux values go up as
+//! classes (0, 1, other) expanded on the GPU, or as they are with
+//! `--raw-witness`. `--synthesis N` first times,
 //! on the host, full synthesis, witness-only synthesis and recording of the
 //! synthetic PoRep circuit of N constraints.
 
@@ -69,6 +71,7 @@ struct Args {
     pinned: Option<usize>,
     sharing: ComputeSharing,
     compiled: bool,
+    raw_witness: bool,
     synthesis: usize,
 }
 
@@ -82,6 +85,7 @@ fn parse_args() -> Args {
         pinned: None,
         sharing: ComputeSharing::Auto,
         compiled: false,
+        raw_witness: false,
         synthesis: 0,
     };
     let mut it = std::env::args().skip(1);
@@ -96,6 +100,7 @@ fn parse_args() -> Args {
             "--workers" => args.workers = value().split(',').map(|w| number(w).max(1)).collect(),
             "--pinned" => args.pinned = Some(number(&value())),
             "--compiled" => args.compiled = true,
+            "--raw-witness" => args.raw_witness = true,
             "--synthesis" => args.synthesis = number(&value()),
             "--sharing" => {
                 args.sharing = match value().as_str() {
@@ -149,6 +154,7 @@ fn main() {
             pinned_witnesses: args.pinned,
             // Random bases: the proofs cannot verify.
             verify_proofs: Some(false),
+            witness_classes: !args.raw_witness,
             ..Default::default()
         };
         let t = Instant::now();
@@ -235,10 +241,11 @@ fn alone(prover: &Prover, source: &Source) {
         let staged = prover.prestage(job).expect("prestage");
         let (_proof, timings) = prover.compute_timed(staged).expect("compute");
         println!(
-            "proof alone #{k}: {timings} (wall {:.3?}; witness {} in {copied:.3?}, upload {:.1} GB/s)",
+            "proof alone #{k}: {timings} (wall {:.3?}; witness {} in {copied:.3?}; upload {:.3} GB at {:.1} GB/s)",
             t.elapsed(),
             if pooled { "copied into a pinned buffer" } else { "cloned (no free pinned buffer)" },
-            source.bytes() as f64 / timings.upload.as_secs_f64().max(1e-9) / 1e9
+            timings.upload_bytes as f64 / 1e9,
+            timings.upload_bytes as f64 / timings.upload.as_secs_f64().max(1e-9) / 1e9
         );
     }
 }

@@ -29,6 +29,9 @@ for line in sys.stdin:
         if prefix is not None:
             shutil.copy(m["executable"], sys.argv[1] + "/bin/" + prefix + m["target"]["name"])
 ' "$out"
+# The real-PoRep example (feature porep: the storage-proofs crates).
+scripts/with-cuda.sh cargo build --release --features cuda,porep --example prove_porep
+cp target/release/examples/prove_porep "$out/bin/"
 # PTX variants of the whole kernel crate (cut down to cubins below).
 mkdir -p "$out/ptx"
 ptx_variant() {  # name, extra rustc flags...

@@ -3,7 +3,7 @@
 # scripts/gpu-bundle.sh: the GPU tests, then the benches (arithmetic with
 # every multiplication variant, MSM with every register-cap variant, NTT).
 # Usage: scripts/gpu-measure.sh [tests] [arith] [msm] [msm-tables] [msm-windows] [ntt]
-# [ntt-variants] [ncu] [partition] [compiled] [overlap] [small-overlap] [sharing-sweep] [soak] [sanitize]
+# [ntt-variants] [ncu] [partition] [compiled] [porep] [overlap] [small-overlap] [sharing-sweep] [soak] [sanitize]
 # (default: tests arith msm ntt). GPU_TESTS="gpu_ntt
 # gpu_msm:g2_large" limits the tests to those binaries / filters.
 # Writes logs to ${OUT:-/tmp/cuzk-out}.
@@ -76,11 +76,23 @@ if want partition; then
 fi
 if want compiled; then
   # A whole 32 GiB partition through a compiled circuit (random, of the real
-  # row weights): the file saved and loaded, witness-only uploads, a, b, c
+  # row weights): the file saved and loaded, witness-only uploads (as
+  # classes, then as they are), a, b, c
   # on the GPU, 1 and 2 workers; then full vs witness-only synthesis and
   # recording of the synthetic circuit at ${SYNTH_ROWS:-2^22} constraints.
   .gpu/bin/bench-gpu_partition --compiled --proofs ${PROOFS:-5} --workers 1,2 --synthesis ${SYNTH_ROWS:-4194304} 2>&1 | tee "$out/bench-compiled.txt"
+  # The same with the aux values sent as they are instead of as classes.
+  .gpu/bin/bench-gpu_partition --compiled --raw-witness --proofs ${PROOFS:-5} --workers 2 2>&1 | tee "$out/bench-compiled-raw.txt"
   echo "compiled done at $(( $(date +%s) - t0 )) s"
+fi
+if want porep; then
+  # Real PoRep partitions (storage-proofs crates): a 2 KiB and an 8 MiB
+  # sector, 2 partitions of 1 challenge each, proved through the compiled
+  # circuit and compared with bellperson's proofs for the same r, s.
+  for sector in ${POREP_SECTORS:-2KiB 8MiB}; do
+    .gpu/bin/prove_porep --sector $sector --partitions 2 --challenges 1 --backend gpu --compare-bellperson 2>&1 | tee -a "$out/porep.txt"
+  done
+  echo "porep done at $(( $(date +%s) - t0 )) s"
 fi
 if want overlap; then
   # Workers sharing one GPU at a whole 32 GiB partition: 1 then 2 workers on

@@ -96,6 +96,18 @@ pub enum ProverError {
     /// A CUDA call failed.
     Gpu(String),
 
+    #[error("GPU {device} is unusable after a fatal error ({cause}); its proofs fail until the prover is rebuilt")]
+    /// A CUDA error that poisons the device's context (an illegal memory
+    /// access, a failed launch, an uncorrectable ECC error): the device
+    /// takes no more work from this prover, and its proofs fail at once
+    /// with this error instead of waiting on it.
+    DeviceLost {
+        /// The device's ordinal (`u32::MAX` if it could not be told).
+        device: u32,
+        /// The first fatal error.
+        cause: String,
+    },
+
     #[error("a proving worker panicked: {0}")]
     /// A proving thread panicked; the panic's message.
     WorkerPanicked(String),

@@ -19,6 +19,12 @@ pub struct FaultPlan {
     pub launch: Option<u64>,
     /// The n-th download of MSM results fails.
     pub download: Option<u64>,
+    /// The n-th compute makes a kernel access invalid memory, which poisons
+    /// the device's context (as a hardware fault would).
+    pub poison: Option<u64>,
+    /// The n-th compute's stream waits forever (on a value nothing writes),
+    /// as on a GPU that stopped making progress.
+    pub hang: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -26,13 +32,15 @@ pub(crate) enum Fault {
     Upload,
     Launch,
     Download,
+    Poison,
+    Hang,
 }
 
 /// Counts operations and fails the planned ones.
 #[derive(Debug, Default)]
 pub(crate) struct Faults {
     plan: FaultPlan,
-    seen: [AtomicU64; 3],
+    seen: [AtomicU64; 5],
 }
 
 impl Faults {
@@ -46,6 +54,8 @@ impl Faults {
             Fault::Upload => self.plan.upload,
             Fault::Launch => self.plan.launch,
             Fault::Download => self.plan.download,
+            Fault::Poison => self.plan.poison,
+            Fault::Hang => self.plan.hang,
         };
         let Some(n) = planned else { return Ok(()) };
         let count = self.seen[kind as usize].fetch_add(1, Ordering::Relaxed) + 1;
@@ -62,7 +72,7 @@ mod tests {
 
     #[test]
     fn only_the_planned_operation_fails() {
-        let faults = Faults::new(FaultPlan { upload: Some(2), launch: None, download: Some(1) });
+        let faults = Faults::new(FaultPlan { upload: Some(2), download: Some(1), ..Default::default() });
         assert!(faults.check(Fault::Upload).is_ok());
         assert!(matches!(faults.check(Fault::Upload), Err(ProverError::Gpu(m)) if m.contains("Upload #2")));
         assert!(faults.check(Fault::Upload).is_ok(), "once");

@@ -5,6 +5,7 @@ use ff::Field;
 use rand_core::RngCore;
 
 use crate::assignment::Assignment;
+use crate::witness_classes::ClassedValues;
 use crate::witness_pool::PooledWitness;
 
 /// One proof request: a synthesized witness and its blinding factors.
@@ -13,6 +14,9 @@ pub struct ProofJob {
     /// Only the inputs and aux are set (a, b, c and the densities are
     /// empty): a, b, c come from the prover's compiled circuit.
     witness_only: bool,
+    /// A witness-only job's aux values as classes, for a smaller upload
+    /// (made when the job is created, for a GPU prover).
+    classes: Option<ClassedValues>,
     /// Groth16's blinding factors; fixed values reproduce a proof exactly.
     pub r: Scalar,
     /// See `r`.
@@ -38,18 +42,42 @@ impl ProofJob {
     /// A job with the given r and s (bellperson's proof for the same r, s
     /// is bit-identical).
     pub fn with_randomness(assignment: Assignment, r: Scalar, s: Scalar) -> Self {
-        ProofJob { witness: Witness::Owned(assignment), witness_only: false, r, s }
+        ProofJob { witness: Witness::Owned(assignment), witness_only: false, classes: None, r, s }
     }
 
     /// A job of a witness alone (inputs with ONE first, aux), for a prover
     /// built with a compiled circuit ([`crate::Prover::with_compiled`]),
     /// which evaluates a, b, c itself.
     pub fn from_witness(input: Vec<Scalar>, aux: Vec<Scalar>, r: Scalar, s: Scalar) -> Self {
-        ProofJob { witness: Witness::Owned(Assignment { input, aux, ..Assignment::default() }), witness_only: true, r, s }
+        ProofJob { witness: Witness::Owned(Assignment { input, aux, ..Assignment::default() }), witness_only: true, classes: None, r, s }
     }
 
     pub(crate) fn pooled(witness: PooledWitness, witness_only: bool, r: Scalar, s: Scalar) -> Self {
-        ProofJob { witness: Witness::Pooled(witness), witness_only, r, s }
+        ProofJob { witness: Witness::Pooled(witness), witness_only, classes: None, r, s }
+    }
+
+    /// Encodes a witness-only job's aux values as classes (0, 1, other:
+    /// 2 bits each) plus the other values, when at most a quarter of them
+    /// are other values, for a smaller upload to the GPU. GPU provers with
+    /// `ProverConfig::witness_classes` do this in `job`; a job made with
+    /// [`ProofJob::from_witness`] can do it here.
+    pub fn with_witness_classes(mut self) -> Self {
+        if self.witness_only {
+            let aux = &self.assignment().aux;
+            self.classes = ClassedValues::encode(aux, aux.len() / 4);
+        }
+        self
+    }
+
+    /// Whether the aux values are encoded as classes.
+    pub fn has_witness_classes(&self) -> bool {
+        self.classes.is_some()
+    }
+
+    /// The aux values as classes, if encoded.
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    pub(crate) fn classes(&self) -> Option<&ClassedValues> {
+        self.classes.as_ref()
     }
 
     /// Whether the job holds only the witness (inputs and aux), its a, b, c

@@ -27,6 +27,7 @@ mod slots;
 mod synthesis_budget;
 pub mod synthetic;
 mod timings;
+mod witness_classes;
 mod witness_pool;
 
 pub use assemble::{assemble, MsmResults};

@@ -74,6 +74,19 @@ pub struct ProverConfig {
     /// backend, off for the CPU. Parameters made of random points (benches)
     /// never verify: turn it off for them.
     pub verify_proofs: Option<bool>,
+    /// GPU, compiled circuits: send a witness's aux values as classes (0,
+    /// 1, other: 2 bits each) plus the other values, made when the job is
+    /// created, and expand them on the GPU: about 3% of the bytes for a
+    /// PoRep witness. Witnesses with more than a quarter of other values
+    /// are sent as they are.
+    pub witness_classes: bool,
+    /// Longest the host waits on a GPU for one upload or one compute before
+    /// it presumes the GPU hung: that proof and every later one on the
+    /// device fail at once with `ProverError::DeviceLost` instead of
+    /// blocking. `None`: wait for ever. Default 300 s (a 32 GiB partition
+    /// computes in 1.4 s on an H200; computes one at a time wait for the
+    /// ones enqueued before them, at most a worker count of them).
+    pub gpu_timeout: Option<std::time::Duration>,
     /// Test hook: GPU operations made to fail (see `FaultPlan`).
     #[doc(hidden)]
     pub faults: crate::faults::FaultPlan,
@@ -95,6 +108,8 @@ impl Default for ProverConfig {
             compute_sharing: ComputeSharing::Auto,
             pinned_witnesses: None,
             verify_proofs: None,
+            gpu_timeout: Some(std::time::Duration::from_secs(300)),
+            witness_classes: true,
             faults: Default::default(),
         }
     }
@@ -356,9 +371,20 @@ impl Prover {
             let cap = witness.capacity();
             witness.assignment_mut().copy_witness_within_capacity(input, aux, cap).then_some(witness)
         });
-        match pooled {
+        let job = match pooled {
             Some(witness) => ProofJob::pooled(witness, true, r, s),
             None => ProofJob::from_witness(input.to_vec(), aux.to_vec(), r, s),
+        };
+        self.classed(job)
+    }
+
+    /// A witness-only job for this prover's upload: its aux values as
+    /// classes on a GPU prover with `witness_classes`.
+    fn classed(&self, job: ProofJob) -> ProofJob {
+        match self.engine {
+            #[cfg(feature = "cuda")]
+            Engine::Gpu(_) if self.config.witness_classes => job.with_witness_classes(),
+            _ => job,
         }
     }
 
@@ -380,12 +406,12 @@ impl Prover {
                     synthesize_into(circuit, witness.assignment_mut(), Some(cap))?;
                 }
                 let (r, s) = r_s();
-                Ok(ProofJob::pooled(witness, witness_only, r, s))
+                Ok(self.classed(ProofJob::pooled(witness, witness_only, r, s)))
             }
             None if witness_only => {
                 let (input, aux) = synthesize_witness(circuit)?;
                 let (r, s) = r_s();
-                Ok(ProofJob::from_witness(input, aux, r, s))
+                Ok(self.classed(ProofJob::from_witness(input, aux, r, s)))
             }
             None => {
                 let assignment = synthesize(circuit)?;
@@ -475,6 +501,7 @@ impl Prover {
             Engine::Gpu(gpu) => {
                 let staged = gpu.prestage(slot.index, &shape, job, self.config.check_satisfied)?;
                 timings.abc = staged.abc;
+                timings.upload_bytes = staged.sent_bytes;
                 timings.upload = staged.upload;
                 timings.pinned_bytes = staged.pinned_bytes;
                 StagedInner::Gpu(staged)
@@ -674,6 +701,19 @@ impl Prover {
     fn prove_job_catching_panics(&self, job: ProofJob) -> Result<(Proof<Bls12>, PhaseTimings), ProverError> {
         let run = std::panic::AssertUnwindSafe(|| self.prestage(job).and_then(|st| self.compute_timed(st)));
         std::panic::catch_unwind(run).unwrap_or_else(|p| Err(ProverError::WorkerPanicked(panic_message(&*p))))
+    }
+}
+
+impl Drop for Prover {
+    /// Unpinning a witness buffer may wait for its GPU; after a device was
+    /// lost (it may never answer) the buffers are left pinned instead.
+    fn drop(&mut self) {
+        #[cfg(feature = "cuda")]
+        if let Engine::Gpu(gpu) = &self.engine {
+            if !gpu.lost_devices().is_empty() {
+                std::mem::forget(self.witnesses.take());
+            }
+        }
     }
 }
 

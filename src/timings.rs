@@ -15,6 +15,8 @@ pub struct PhaseTimings {
     /// Compiled circuit: a, b, c evaluated from the witness (GPU: device
     /// time, with the a·b = c check; CPU: host time), part of `prestage`.
     pub abc: Duration,
+    /// GPU: bytes the witness upload sent (the values, or their classes).
+    pub upload_bytes: usize,
     /// GPU: bytes of the witness the copy engine read directly from a
     /// pinned witness buffer (the rest went through staging copies).
     pub pinned_bytes: usize,

@@ -41,17 +41,31 @@ fn gpu_abc_equals_cpu_on_a_random_circuit_of_2_20_rows() {
     let (input, aux_values) = random_witness(inputs, aux, WitnessStats::POREP_32G, seed);
     let want = compiled.evaluate(input.clone(), aux_values.clone()).unwrap();
 
-    // Slot 0 first holds another witness: nothing of it may survive.
+    // Slot 0 first holds another witness: nothing of it may survive. Each
+    // witness goes up as it is, then as classes expanded on the GPU.
     let (other_in, other_aux) = random_witness(inputs, aux, WitnessStats::POREP_32G, seed + 1);
-    drop(engine.prestage(0, &shape, ProofJob::from_witness(other_in, other_aux, Scalar::ONE, Scalar::ONE), false).unwrap());
-    let _st = engine.prestage(0, &shape, ProofJob::from_witness(input, aux_values, Scalar::ONE, Scalar::ONE), false).unwrap();
-    let slot = engine.read_slot(0).unwrap();
+    for classes in [false, true] {
+        let other = ProofJob::from_witness(other_in.clone(), other_aux.clone(), Scalar::ONE, Scalar::ONE);
+        drop(engine.prestage(0, &shape, if classes { other.with_witness_classes() } else { other }, false).unwrap());
+        let job = ProofJob::from_witness(input.clone(), aux_values.clone(), Scalar::ONE, Scalar::ONE);
+        let job = if classes { job.with_witness_classes() } else { job };
+        assert_eq!(job.has_witness_classes(), classes);
+        let _st = engine.prestage(0, &shape, job, false).unwrap();
+        let slot = engine.read_slot(0).unwrap();
+        assert_slot_holds(&slot, &lay, &want, classes);
+    }
+}
+
+fn assert_slot_holds(slot: &[u64], lay: &cuzk::gpu::SlotLayout, want: &cuzk::Assignment, classes: bool) {
+    let mut scalars = want.input.clone();
+    scalars.extend_from_slice(&want.aux);
+    assert!(slot[lay.scalars_at()..lay.a_aux_density_at()] == *scalar_limbs(&scalars), "witness in the slot (classes: {classes})");
     for (which, values) in [&want.a, &want.b, &want.c].into_iter().enumerate() {
         let region = &slot[lay.abc(which)..lay.abc(which + 1)];
         let (data, pad) = region.split_at(values.len() * 4);
         if data != scalar_limbs(values) {
             let first = data.chunks(4).zip(scalar_limbs(values).chunks(4)).position(|(g, w)| g != w).unwrap();
-            panic!("evaluations {which} differ first at row {first}");
+            panic!("evaluations {which} differ first at row {first} (classes: {classes})");
         }
         assert!(pad.iter().all(|&w| w == 0), "padding of evaluations {which} not zeroed");
     }
@@ -137,6 +151,6 @@ fn gpu_checks_the_compiled_witness_and_mismatches_cost_one_proof() {
     assert!(common::verifies(&params, &proof, &good.public_values()));
     // Witness-only jobs come from pinned buffers sized for the witness alone.
     let job = prover.job(good.clone(), &mut rng).unwrap();
-    assert!(job.is_witness_only() && job.is_pooled());
+    assert!(job.is_witness_only() && job.is_pooled() && job.has_witness_classes());
     assert!(common::verifies(&params, &prover.compute(prover.prestage(job).unwrap()).unwrap(), &good.public_values()));
 }

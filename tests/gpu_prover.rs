@@ -335,7 +335,7 @@ fn injected_faults_cost_only_their_own_proofs() {
     for sharing in [ComputeSharing::Serial, ComputeSharing::Interleaved] {
         // Of 8 proofs: the 2nd upload, the 4th compute (after its H step was
         // enqueued) and the 6th result download fail; nothing else does.
-        let faults = cuzk::FaultPlan { upload: Some(2), launch: Some(4), download: Some(6) };
+        let faults = cuzk::FaultPlan { upload: Some(2), launch: Some(4), download: Some(6), ..Default::default() };
         let prover = Prover::new(params.clone(), ProverConfig { compute_sharing: sharing, faults, ..gpu_config(2) }).expect("GPU prover");
         let circuits: Vec<_> = (0..8).map(|i| SyntheticPorep::with_witness(constraints, inputs, 300 + i)).collect();
         let rs = common::random_r_s(circuits.len(), &mut rng);

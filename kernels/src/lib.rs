@@ -20,6 +20,7 @@ pub mod mem;
 pub mod msm;
 pub mod ntt;
 pub mod r1cs;
+pub mod witness_classes;
 
 /// A panic in a kernel (none is reachable today: `tests/ptx_clean.rs`)
 /// aborts the launch, which the host then sees as a CUDA error, instead of

@@ -7,14 +7,12 @@
 //! word) and entries, then the three density bitmaps, which are copied
 //! into a slot device to device instead of being uploaded per proof.
 
-use std::ffi::c_void;
-
 use cust::memory::DevicePointer;
 use cust::stream::Stream;
 
 use super::bound_buffer::BoundBuffer;
 use super::elementwise::scalar_limbs;
-use super::launch::launch_elementwise;
+use super::launch::{kernel_args, launch_elementwise};
 use super::slot_layout::FR_WORDS;
 use super::{gpu_err, sys_check, GpuDevice};
 use crate::compiled::CompiledCircuit;
@@ -133,15 +131,7 @@ impl GpuCompiled {
         let mut z = z;
         for (m, mut dst) in self.matrices.iter().zip(out) {
             let (mut row_start, mut entries) = (self.at(m.row_start), self.at(m.entries));
-            let args = [
-                &mut row_start as *mut _ as *mut c_void,
-                &mut entries as *mut _ as *mut c_void,
-                &mut coeffs as *mut _ as *mut c_void,
-                &mut z as *mut _ as *mut c_void,
-                &mut dst as *mut _ as *mut c_void,
-                &mut rows as *mut _ as *mut c_void,
-                &mut n as *mut _ as *mut c_void,
-            ];
+            let args = kernel_args![row_start, entries, coeffs, z, dst, rows, n];
             launch_elementwise(&gpu.module, stream, "r1cs_rows", n, &args)?;
         }
         Ok(())
@@ -157,13 +147,7 @@ impl GpuCompiled {
         let [mut a, mut b, mut c] = abc;
         let mut n = self.rows as u32;
         let mut first_bad = first_bad;
-        let args = [
-            &mut a as *mut _ as *mut c_void,
-            &mut b as *mut _ as *mut c_void,
-            &mut c as *mut _ as *mut c_void,
-            &mut n as *mut _ as *mut c_void,
-            &mut first_bad as *mut _ as *mut c_void,
-        ];
+        let args = kernel_args![a, b, c, n, first_bad];
         launch_elementwise(&gpu.module, stream, "r1cs_check", n, &args)
     }
 }

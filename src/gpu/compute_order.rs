@@ -75,6 +75,7 @@ impl ComputeOrder {
         me: usize,
         stream: &Stream,
         marker: impl Fn(usize) -> &'m Marker,
+        drain: impl Fn(&Stream) -> Result<(), ProverError>,
         enqueue: impl FnOnce() -> Result<T, ProverError>,
     ) -> Result<T, ProverError> {
         let mut last = self.last.lock().unwrap_or_else(|e| e.into_inner());
@@ -95,7 +96,7 @@ impl ComputeOrder {
             }
             Err(e) => {
                 // The previous compute, waited on, is done too after this.
-                let _ = stream.synchronize();
+                let _ = drain(stream);
                 *last = None;
                 Err(e)
             }

@@ -44,6 +44,7 @@ use super::proof_msm::{msm_results, ProofMsm};
 use super::slot_layout::{SlotLayout, FR_WORDS};
 use super::upload::PinnedStager;
 use super::vram::{gib, VramBudget};
+use super::wait;
 use super::{discover, gpu_err, sys_check, GpuDevice};
 use crate::assemble::assemble;
 use crate::compiled::CompiledCircuit;
@@ -188,6 +189,13 @@ pub struct GpuEngine {
     /// Whether a device's computes run one at a time (`ComputeSharing`).
     serial_compute: bool,
     faults: Faults,
+    /// Per device, the first error that poisoned its context, if any: the
+    /// device then takes no more work (`DeviceLost`).
+    lost: Vec<Mutex<Option<String>>>,
+    /// Longest wait on the GPU before it is presumed hung (`gpu_timeout`).
+    timeout: Option<Duration>,
+    /// A device word the `hang` fault makes a stream wait on forever.
+    hang_word: Option<DeviceBuffer<u32>>,
     h_steps_run: AtomicU64,
     msms_run: AtomicU64,
 }
@@ -199,13 +207,31 @@ impl Drop for GpuEngine {
         for slot in std::mem::take(&mut self.slots) {
             let _ = self.devices[slot.device].bind();
             // Work still queued (an upload, a compute of a dropped proof)
-            // must not outlive the memory it reads and writes.
-            let _ = slot.stream.synchronize();
+            // must not outlive the memory it reads and writes. A device
+            // that hung may never finish it: its memory is left allocated.
+            let lost = self.is_lost(slot.device);
+            if lost || wait::stream(&slot.stream, "drain a worker's stream", self.timeout).is_err() {
+                std::mem::forget(slot);
+                continue;
+            }
             drop(slot);
         }
         for (d, shared) in std::mem::take(&mut self.shared).into_iter().enumerate() {
             let _ = self.devices[d].bind();
+            if self.is_lost(d) {
+                // Freeing may wait for the device, which may never finish.
+                std::mem::forget(shared);
+                continue;
+            }
             drop(shared);
+        }
+        if let Some(word) = self.hang_word.take() {
+            std::mem::forget(word);
+        }
+        for (d, device) in std::mem::take(&mut self.devices).into_iter().enumerate() {
+            if self.is_lost(d) {
+                std::mem::forget(device);
+            }
         }
     }
 }
@@ -228,6 +254,8 @@ pub struct GpuStaged {
     pub(crate) pinned_bytes: usize,
     /// Device time of a, b, c from a compiled circuit (zero otherwise).
     pub(crate) abc: Duration,
+    /// Bytes the upload sent (the values, or their classes).
+    pub(crate) sent_bytes: usize,
     claim: SlotClaim,
 }
 
@@ -270,9 +298,16 @@ impl GpuEngine {
             msm_config,
             serial_compute,
             faults: Faults::new(config.faults),
+            lost: Vec::new(),
+            timeout: config.gpu_timeout,
+            hang_word: None,
             h_steps_run: AtomicU64::new(0),
             msms_run: AtomicU64::new(0),
         };
+        if config.faults.hang.is_some() {
+            engine.devices[0].bind()?;
+            engine.hang_word = Some(DeviceBuffer::from_slice(&[0u32]).map_err(|e| gpu_err("hang word", e))?);
+        }
         for (d, gpu) in engine.devices.iter().enumerate() {
             gpu.bind()?;
             let (free, _) = cust::memory::mem_get_info().map_err(|e| gpu_err("cuMemGetInfo", e))?;
@@ -287,6 +322,7 @@ impl GpuEngine {
                 )));
             }
             engine.shared.push(DeviceShared::new(gpu, params, ntt_layout, compiled)?);
+            engine.lost.push(Mutex::new(None));
             for _ in 0..config.workers_per_device {
                 // SAFETY: u64 has no invalid bit patterns; pre-stage writes
                 // every word a proof reads.
@@ -355,6 +391,43 @@ impl GpuEngine {
     /// circuit: a, b, c are evaluated into the slot on the GPU and, with
     /// `check_satisfied`, a·b = c is checked there (`Unsatisfied`).
     pub fn prestage(&self, slot: usize, shape: &ProofShape, job: ProofJob, check_satisfied: bool) -> Result<GpuStaged, ProverError> {
+        let device = self.slot(slot)?.device;
+        self.usable(device)?;
+        let staged = self.prestage_on(slot, shape, job, check_satisfied);
+        self.note_loss(device, staged)
+    }
+
+    /// Devices whose context a fatal error poisoned, with the error.
+    pub fn lost_devices(&self) -> Vec<(u32, String)> {
+        let lost = self.lost.iter().map(|l| l.lock().unwrap_or_else(|e| e.into_inner()).clone());
+        self.devices.iter().zip(lost).filter_map(|(d, l)| l.map(|cause| (d.ordinal, cause))).collect()
+    }
+
+    fn is_lost(&self, device: usize) -> bool {
+        self.lost.get(device).is_some_and(|l| l.lock().unwrap_or_else(|e| e.into_inner()).is_some())
+    }
+
+    /// `DeviceLost` if a fatal error poisoned the device before.
+    fn usable(&self, device: usize) -> Result<(), ProverError> {
+        match &*self.lost[device].lock().unwrap_or_else(|e| e.into_inner()) {
+            Some(cause) => Err(ProverError::DeviceLost { device: self.devices[device].ordinal, cause: cause.clone() }),
+            None => Ok(()),
+        }
+    }
+
+    /// Remembers a fatal error of `device`, so it takes no more work.
+    fn note_loss<T>(&self, device: usize, result: Result<T, ProverError>) -> Result<T, ProverError> {
+        if let Err(ProverError::DeviceLost { cause, .. }) = &result {
+            let mut lost = self.lost[device].lock().unwrap_or_else(|e| e.into_inner());
+            if lost.is_none() {
+                log::error!("GPU {} lost: {cause}; its proofs fail from now on", self.devices[device].ordinal);
+                *lost = Some(cause.clone());
+            }
+        }
+        result
+    }
+
+    fn prestage_on(&self, slot: usize, shape: &ProofShape, job: ProofJob, check_satisfied: bool) -> Result<GpuStaged, ProverError> {
         let ws = self.slot(slot)?;
         self.devices[ws.device].bind()?;
         let lay = &self.layout;
@@ -377,7 +450,6 @@ impl GpuEngine {
             let (params, circuit) = if shape.inputs != lay.inputs { (lay.inputs, shape.inputs) } else { (lay.aux(), shape.aux) };
             return Err(ProverError::ParamsMismatch { what, params, circuit });
         }
-        let asg = job.assignment();
         let claim = SlotClaim::take(slot, &ws.claimed)?;
         let turn = self.shared[ws.device].upload_turn.lock().unwrap_or_else(|e| e.into_inner());
         let t = Instant::now();
@@ -387,12 +459,12 @@ impl GpuEngine {
         let check = check_satisfied && job.is_witness_only();
         let uploaded = self
             .enqueue_upload(ws, &mut stager, &job, check)
-            .and_then(|direct| ws.uploaded.synchronize().map(|()| direct).map_err(|e| gpu_err("witness upload", e)));
-        if uploaded.is_err() {
-            let _ = ws.stream.synchronize();
+            .and_then(|direct| wait::event(&ws.uploaded, "witness upload", self.timeout).map(|()| direct));
+        if matches!(uploaded, Err(ref e) if !matches!(e, ProverError::DeviceLost { .. })) {
+            let _ = wait::stream(&ws.stream, "drain after a failed upload", self.timeout);
         }
         drop((stager, turn));
-        let direct = uploaded?;
+        let Uploaded { direct, sent } = uploaded?;
         let first_bad = ws.first_bad.lock().unwrap_or_else(|e| e.into_inner()).1[0];
         if check && first_bad != u32::MAX {
             return Err(ProverError::Unsatisfied { constraint: first_bad as usize });
@@ -404,10 +476,10 @@ impl GpuEngine {
             (ws.uploaded.elapsed(&ws.upload_began).unwrap_or_default(), Duration::ZERO)
         };
         debug!(
-            "slot {slot}: witness uploaded in {:.3?} ({upload:.3?} on the copy engine, {:.2} of {:.2} GB read directly from pinned memory)",
+            "slot {slot}: witness uploaded in {:.3?} ({upload:.3?} on the copy engine, {:.3} GB sent, {:.2} GB of it read directly from pinned memory)",
             t.elapsed(),
-            direct as f64 / 1e9,
-            asg.value_bytes() as f64 / 1e9
+            sent as f64 / 1e9,
+            direct as f64 / 1e9
         );
         Ok(GpuStaged {
             slot,
@@ -419,6 +491,7 @@ impl GpuEngine {
             b_aux_ones: shape.b_aux_count,
             upload,
             pinned_bytes: direct,
+            sent_bytes: sent,
             abc,
             claim,
         })
@@ -426,8 +499,9 @@ impl GpuEngine {
 
     /// Enqueues the copies of a job's witness into its slot between the
     /// slot's upload events; returns the bytes read directly from pinned
-    /// pool memory (the rest went through the staging chunks).
-    fn enqueue_upload(&self, ws: &WorkerSlot, stager: &mut PinnedStager, job: &ProofJob, check: bool) -> Result<usize, ProverError> {
+    /// pool memory (the rest went through the staging chunks) and the bytes
+    /// sent in all.
+    fn enqueue_upload(&self, ws: &WorkerSlot, stager: &mut PinnedStager, job: &ProofJob, check: bool) -> Result<Uploaded, ProverError> {
         let lay = &self.layout;
         let asg = job.assignment();
         let base = ws.vram.as_device_ptr();
@@ -445,10 +519,33 @@ impl GpuEngine {
         if job.is_witness_only() {
             upload(stager, Part::Input, lay.scalars_at())?;
             self.faults.check(Fault::Upload)?;
-            upload(stager, Part::Aux, lay.aux_scalars_at())?;
+            let mut sent = 32 * asg.input.len();
+            // The aux values as classes when they came with the job and
+            // fit the slot's b and c regions (a, b, c are written later).
+            let scratch = lay.abc(1)..lay.abc(3);
+            match job.classes().filter(|c| classes_words(c) <= scratch.len()) {
+                Some(c) => {
+                    let (classes_at, chunks_at) = (scratch.start, scratch.start + c.classes.len());
+                    let others_at = chunks_at + c.chunk_start.len().div_ceil(2);
+                    stager.upload(&ws.stream, at(classes_at), &c.classes)?;
+                    let chunk_words: Vec<u64> = c.chunk_start.chunks(2).map(|p| p[0] as u64 | (*p.get(1).unwrap_or(&0) as u64) << 32).collect();
+                    stager.upload(&ws.stream, at(chunks_at), &chunk_words)?;
+                    stager.upload(&ws.stream, at(others_at), scalar_limbs(&c.others))?;
+                    // SAFETY: the classed witness lies in the slot's b and c
+                    // regions, the output is its aux region; only this
+                    // slot's stream touches them, and the prestage waits
+                    // for it.
+                    unsafe { expand_classes(&self.devices[ws.device], &ws.stream, [at(classes_at), at(chunks_at), at(others_at)], at(lay.aux_scalars_at()), asg.aux.len())? };
+                    sent += c.bytes();
+                }
+                None => {
+                    upload(stager, Part::Aux, lay.aux_scalars_at())?;
+                    sent += 32 * asg.aux.len();
+                }
+            }
             self.enqueue_compiled(ws, check)?;
             ws.uploaded.record(&ws.stream).map_err(|e| gpu_err("record upload event", e))?;
-            return Ok(direct);
+            return Ok(Uploaded { direct, sent });
         }
         for (which, part) in [Part::A, Part::B, Part::C].into_iter().enumerate() {
             upload(stager, part, lay.abc(which))?;
@@ -464,7 +561,7 @@ impl GpuEngine {
         stager.upload(&ws.stream, at(lay.b_aux_density_at()), asg.b_aux_density.words())?;
         stager.upload(&ws.stream, at(lay.b_input_density_at()), asg.b_input_density.words())?;
         ws.uploaded.record(&ws.stream).map_err(|e| gpu_err("record upload event", e))?;
-        Ok(direct)
+        Ok(Uploaded { direct, sent: asg.value_bytes() })
     }
 
     /// After a witness-only upload: the densities copied in from the
@@ -501,7 +598,17 @@ impl GpuEngine {
     /// step, the eight MSMs, a download of their results, then assembly on
     /// the host. The slot's a, b, c are overwritten (the H step's scratch),
     /// so a slot holds one proof's witness at a time.
+    ///
+    /// After a fatal error on its device (this proof's or an earlier one's),
+    /// `DeviceLost`, at once.
     pub fn compute(&self, params: &Parameters<Bls12>, st: GpuStaged, timings: &mut PhaseTimings) -> Result<Proof<Bls12>, ProverError> {
+        let device = self.slot(st.slot)?.device;
+        self.usable(device)?;
+        let proof = self.compute_on(params, st, timings);
+        self.note_loss(device, proof)
+    }
+
+    fn compute_on(&self, params: &Parameters<Bls12>, st: GpuStaged, timings: &mut PhaseTimings) -> Result<Proof<Bls12>, ProverError> {
         let ws = self.slot(st.slot)?;
         // Staged by another engine: its witness is not in this slot.
         if !Arc::ptr_eq(&st.claim.0, &ws.claimed) {
@@ -511,19 +618,20 @@ impl GpuEngine {
         let mut bufs = ws.compute.lock().unwrap_or_else(|e| e.into_inner());
         let ran = if self.serial_compute {
             let slots = &self.slots;
-            self.shared[ws.device].compute_order.serialized(st.slot, &ws.stream, |i| &slots[i].computed, || self.enqueue_proof(ws, &st, &mut bufs))?
+            let drain = |stream: &Stream| wait::stream(stream, "drain after a failed compute", self.timeout);
+            self.shared[ws.device].compute_order.serialized(st.slot, &ws.stream, |i| &slots[i].computed, drain, || self.enqueue_proof(ws, &st, &mut bufs))?
         } else {
             match self.enqueue_proof(ws, &st, &mut bufs) {
                 Ok(ran) => ran,
                 Err(e) => {
                     // Let whatever was enqueued finish, so the next proof
                     // finds the slot's buffers idle.
-                    let _ = ws.stream.synchronize();
+                    let _ = wait::stream(&ws.stream, "drain after a failed compute", self.timeout);
                     return Err(e);
                 }
             }
         };
-        bufs.done.synchronize().map_err(|e| gpu_err("H step and MSMs", e))?;
+        wait::event(&bufs.done, "H step and MSMs", self.timeout)?;
         // A timing query that fails costs the log its figure, never the proof.
         timings.ntt = bufs.h_done.elapsed(&bufs.began).unwrap_or_default();
         timings.msm = bufs.done.elapsed(&bufs.h_done).unwrap_or_default();
@@ -556,6 +664,14 @@ impl GpuEngine {
         let record = |event: &Event, what: &str| event.record(&ws.stream).map_err(|e| gpu_err(what, e));
 
         record(&bufs.began, "record start event")?;
+        if self.faults.check(Fault::Poison).is_err() {
+            poison(gpu, &ws.stream)?;
+        }
+        if let (Err(_), Some(word)) = (self.faults.check(Fault::Hang), &self.hang_word) {
+            // SAFETY: the word lives as long as the engine; the stream
+            // waits for a value nothing ever writes.
+            unsafe { sys_check("hang", cuStreamWaitValue32_v2(ws.stream.as_inner(), word.as_device_ptr().as_raw(), 1, 1))? };
+        }
         let region = |which: usize| ws.vram.index(lay.abc(which)..lay.abc(which + 1));
         let (mut a, mut b, mut c) = (region(0), region(1), region(2));
         // SAFETY: a, b, c and the H buffer are this slot's, reserved for the
@@ -628,6 +744,49 @@ impl GpuEngine {
     fn slot(&self, slot: usize) -> Result<&WorkerSlot, ProverError> {
         self.slots.get(slot).ok_or_else(|| ProverError::Config(format!("no worker slot {slot}")))
     }
+}
+
+extern "C" {
+    // The versioned entry point (stream memory operations without the
+    // driver's opt-in), which cust's bindings lack.
+    fn cuStreamWaitValue32_v2(stream: cust::sys::CUstream, addr: cust::sys::CUdeviceptr, value: u32, flags: u32) -> cust::sys::CUresult;
+}
+
+/// What an upload moved.
+struct Uploaded {
+    /// Bytes read directly from pinned pool memory.
+    direct: usize,
+    /// Bytes sent to the GPU in all (values or their classes).
+    sent: usize,
+}
+
+/// Words a classed witness takes in the slot's scratch.
+fn classes_words(c: &crate::witness_classes::ClassedValues) -> usize {
+    c.classes.len() + c.chunk_start.len().div_ceil(2) + c.others.len() * FR_WORDS
+}
+
+/// Enqueues the expansion of a classed witness (`[classes, chunk starts,
+/// others]` on the device) into `n` scalars at `out`.
+///
+/// # Safety
+/// The buffers hold a classed witness of `n` values and `out` room for
+/// `n` scalars, untouched by others until the stream is past the kernel.
+unsafe fn expand_classes(gpu: &GpuDevice, stream: &Stream, [classes, chunks, others]: [DevicePointer<u64>; 3], out: DevicePointer<u64>, n: usize) -> Result<(), ProverError> {
+    let (mut classes, mut chunks, mut others, mut out) = (classes, chunks, others, out);
+    let mut n = u32::try_from(n).map_err(|_| ProverError::Config("over 2^32 aux values".into()))?;
+    let args = super::launch::kernel_args![classes, chunks, others, out, n];
+    super::launch::launch_elementwise(&gpu.module, stream, "witness_expand", n, &args)
+}
+
+/// Test hook (`FaultPlan::poison`): a kernel write to an unmapped address,
+/// which poisons the device's context as a hardware fault would.
+fn poison(gpu: &GpuDevice, stream: &Stream) -> Result<(), ProverError> {
+    let mut bad: u64 = 8;
+    let mut n: u32 = 1;
+    let args = super::launch::kernel_args![bad, n];
+    // SAFETY: deliberately not: the write faults on the device, never on
+    // the host, and only with the hidden fault plan set.
+    unsafe { super::launch::launch_elementwise(&gpu.module, stream, "add_one", 1, &args) }
 }
 
 /// Enqueues a copy from pinned host memory: the copy engine reads `src`

@@ -8,6 +8,15 @@ use cust::stream::Stream;
 use super::gpu_err;
 use crate::error::ProverError;
 
+/// The kernel parameters `x, y, …` (mutable locals) as CUDA's launch takes
+/// them: an array of pointers to each.
+macro_rules! kernel_args {
+    ($($x:ident),* $(,)?) => {
+        [$(&mut $x as *mut _ as *mut std::ffi::c_void),*]
+    };
+}
+pub(crate) use kernel_args;
+
 /// Threads per block of a one-thread-per-element launch.
 pub const BLOCK: u32 = 256;
 

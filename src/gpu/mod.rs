@@ -19,6 +19,7 @@ pub mod msm;
 pub mod ntt;
 mod runtime;
 mod upload;
+mod wait;
 
 pub use engine::{GpuEngine, GpuStaged};
 pub(crate) use host_pin::CudaPinner;
@@ -34,8 +35,27 @@ pub const KERNELS_PTX_FNV: &str = env!("CUZK_KERNELS_PTX_FNV");
 
 use crate::error::ProverError;
 
+/// A failed CUDA call as our error: `DeviceLost` for the errors that
+/// poison the context (every later call on the device fails the same way),
+/// `Gpu` for the others.
 pub(crate) fn gpu_err(what: &str, e: cust::error::CudaError) -> ProverError {
-    ProverError::Gpu(format!("{what}: {e}"))
+    let text = e.to_string();
+    classify(what, e as u32, &text)
+}
+
+/// CUDA's error codes that poison a context: ECC uncorrectable (214),
+/// illegal address (700), launch timeout (702), hardware stack error,
+/// illegal instruction, misaligned address, invalid address space,
+/// invalid PC (714–718), launch failed (719).
+const STICKY: [u32; 9] = [214, 700, 702, 714, 715, 716, 717, 718, 719];
+
+fn classify(what: &str, code: u32, text: &str) -> ProverError {
+    if STICKY.contains(&code) {
+        // The device whose context is current: the one the failed call used.
+        let device = cust::context::CurrentContext::get_device().map_or(u32::MAX, |d| d.as_raw() as u32);
+        return ProverError::DeviceLost { device, cause: format!("{what}: {text}") };
+    }
+    ProverError::Gpu(format!("{what}: {text}"))
 }
 
 /// For the few driver calls cust does not wrap.
@@ -43,6 +63,6 @@ pub(crate) fn sys_check(what: &str, r: cust::sys::CUresult) -> Result<(), Prover
     if r == cust::sys::CUresult::CUDA_SUCCESS {
         Ok(())
     } else {
-        Err(ProverError::Gpu(format!("{what}: {r:?}")))
+        Err(classify(what, r as u32, &format!("{r:?}")))
     }
 }

@@ -75,6 +75,20 @@ pub fn verifies(params: &Parameters<Bls12>, proof: &Proof<Bls12>, inputs: &[Scal
     groth16::verify_proof(&pvk, proof, inputs).expect("verify_proof")
 }
 
+/// Exits the test process with status 3 unless the returned sender is
+/// used (or dropped) within `secs`: a hang fails the run instead of
+/// stalling it.
+pub fn watchdog(secs: u64, what: &'static str) -> std::sync::mpsc::Sender<()> {
+    let (done, wait) = std::sync::mpsc::channel::<()>();
+    std::thread::spawn(move || {
+        if let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = wait.recv_timeout(std::time::Duration::from_secs(secs)) {
+            eprintln!("{what} for {secs} s");
+            std::process::exit(3);
+        }
+    });
+    done
+}
+
 /// Reports a skipped test on the real stderr (libtest captures `eprintln!`
 /// of passing tests, and a skip must be seen).
 pub fn report_skip(test: &str, why: &str) {

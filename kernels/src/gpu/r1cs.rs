@@ -1,5 +1,5 @@
-//! Kernels of a compiled circuit: a, b, c from the witness, and the check
-//! that the witness satisfies the circuit.
+//! Kernels of a compiled circuit: the witness expanded from its classes,
+//! a, b, c from the witness, and the check that it satisfies the circuit.
 
 use super::grid::indices;
 use crate::ff::Fr;
@@ -26,6 +26,16 @@ kernel! {
             if Fr::load(a.add(at)) * Fr::load(b.add(at)) != Fr::load(c.add(at)) {
                 core::sync::atomic::AtomicU32::from_ptr(first_bad).fetch_min(i as u32, core::sync::atomic::Ordering::Relaxed);
             }
+        }
+    }
+}
+
+kernel! {
+    /// `out[i]` = value i of a classed witness (`crate::witness_classes`),
+    /// for `i < n`.
+    fn witness_expand(classes: *const u64, chunk_start: *const u32, others: *const u64, out: *mut u64, n: u32) {
+        for i in indices(n) {
+            crate::witness_classes::value(classes, chunk_start, others, i).store(out.add(i * FR_LIMBS));
         }
     }
 }

@@ -1,0 +1,117 @@
+//! A witness's aux values as classes (0, 1, other) plus the other values,
+//! for an upload of ~3% of the bytes (the layout: `cuzk_kernels::
+//! witness_classes`). Made when a job is created (off the upload's path);
+//! the GPU expands it into the worker's slot.
+// Only GPU provers encode (the host-run kernel code is tested everywhere).
+#![cfg_attr(not(feature = "cuda"), allow(dead_code))]
+
+use blstrs::Scalar;
+use cuzk_kernels::witness_classes::{others_in, CHUNK_VALUES, CHUNK_WORDS, CLASS_ONE, CLASS_OTHER, CLASS_ZERO, VALUES_PER_WORD};
+use ff::Field;
+use rayon::prelude::*;
+
+/// The classed form of a list of values.
+#[derive(Clone, Debug, PartialEq)]
+pub(crate) struct ClassedValues {
+    /// 2 bits per value, 32 values per word.
+    pub classes: Vec<u64>,
+    /// Per chunk of `CHUNK_VALUES` values, the index of its first other value.
+    pub chunk_start: Vec<u32>,
+    /// The values other than 0 and 1, in order.
+    pub others: Vec<Scalar>,
+}
+
+impl ClassedValues {
+    /// The classes of `values`, or None when more than `max_others` of
+    /// them are neither 0 nor 1 (then the values themselves are smaller to
+    /// send) or there are 2^32 or more.
+    pub fn encode(values: &[Scalar], max_others: usize) -> Option<Self> {
+        u32::try_from(values.len()).ok()?;
+        // Compared as limbs (a Scalar is its four Montgomery limbs): plain
+        // comparisons, where Scalar's own are constant-time.
+        let one = limbs(&Scalar::ONE);
+        let class = |v: &Scalar| match limbs(v) {
+            [0, 0, 0, 0] => CLASS_ZERO,
+            l if l == one => CLASS_ONE,
+            _ => CLASS_OTHER,
+        };
+        let chunks: Vec<([u64; CHUNK_WORDS], u32)> = values
+            .par_chunks(CHUNK_VALUES)
+            .map(|chunk| {
+                let mut words = [0u64; CHUNK_WORDS];
+                for (j, v) in chunk.iter().enumerate() {
+                    words[j / VALUES_PER_WORD] |= class(v) << (2 * (j % VALUES_PER_WORD));
+                }
+                let others = words.iter().map(|&w| others_in(w).count_ones()).sum();
+                (words, others)
+            })
+            .collect();
+        let total: usize = chunks.iter().map(|c| c.1 as usize).sum();
+        if total > max_others {
+            return None;
+        }
+        let mut chunk_start = Vec::with_capacity(chunks.len());
+        let mut at = 0u32;
+        for c in &chunks {
+            chunk_start.push(at);
+            at += c.1;
+        }
+        let words = values.len().div_ceil(VALUES_PER_WORD);
+        let mut classes: Vec<u64> = chunks.iter().flat_map(|c| c.0).collect();
+        classes.truncate(words);
+        let others = values
+            .par_chunks(CHUNK_VALUES)
+            .zip(&chunks)
+            .flat_map_iter(|(chunk, &(_, n))| chunk.iter().filter(move |v| n > 0 && class(v) == CLASS_OTHER).copied())
+            .collect();
+        Some(ClassedValues { classes, chunk_start, others })
+    }
+
+    /// Bytes sent (classes, chunk starts, others).
+    pub fn bytes(&self) -> usize {
+        self.classes.len() * 8 + self.chunk_start.len() * 4 + self.others.len() * 32
+    }
+}
+
+/// A scalar's Montgomery limbs.
+fn limbs(v: &Scalar) -> [u64; 4] {
+    // SAFETY: a Scalar is a blst_fr, four u64 limbs (asserted where the
+    // GPU code reinterprets scalars, `gpu::elementwise::scalar_limbs`).
+    unsafe { std::mem::transmute::<Scalar, [u64; 4]>(*v) }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand_core::{RngCore, SeedableRng};
+
+    /// Expands with the kernel's own code (run on the host).
+    fn expand(c: &ClassedValues, n: usize) -> Vec<Scalar> {
+        let mut out = vec![Scalar::ZERO; n];
+        // SAFETY: the buffers are as the kernel expects (encode's layout);
+        // a Scalar is its four Montgomery limbs, as the kernels' Fr.
+        unsafe { cuzk_kernels::gpu::r1cs::witness_expand(c.classes.as_ptr(), c.chunk_start.as_ptr(), c.others.as_ptr().cast(), out.as_mut_ptr().cast(), n as u32) };
+        out
+    }
+
+    #[test]
+    fn classes_round_trip_through_the_kernel_code() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(rand::random());
+        for n in [0, 1, 31, 32, 33, 255, 256, 257, 1000, 70_001] {
+            let values: Vec<Scalar> = (0..n)
+                .map(|_| match rng.next_u32() % 100 {
+                    0..=50 => Scalar::ZERO,
+                    51..=97 => Scalar::ONE,
+                    _ => Scalar::random(&mut rng),
+                })
+                .collect();
+            let c = ClassedValues::encode(&values, n).expect("fits");
+            assert_eq!(expand(&c, n), values, "n = {n}");
+            assert!(n < 1000 || c.bytes() * 10 < n * 32, "{} bytes for {n} values", c.bytes());
+        }
+        // All others: refused under a smaller limit, fine under n.
+        let values: Vec<Scalar> = (0..300).map(|_| Scalar::random(&mut rng)).collect();
+        assert!(ClassedValues::encode(&values, 299).is_none());
+        assert_eq!(expand(&ClassedValues::encode(&values, 300).unwrap(), 300), values);
+    }
+}
