@@ -164,6 +164,31 @@ fn mismatches_are_typed_errors_and_cost_only_their_proof() {
     assert!(matches!(err, ProverError::Config(_)), "{err}");
 }
 
+/// A batch of one compiled circuit's instances with an unsatisfied one and
+/// a panicking one among them: each of those costs only its own proof.
+fn assert_bad_instances_cost_one_proof_each(prover: &Prover, params: &groth16::Parameters<blstrs::Bls12>) {
+    let mut rng = rng();
+    let x = Scalar::from(5u64);
+    let circuits = vec![TestCircuit::Square(Some(x)), TestCircuit::WrongSquare(x), TestCircuit::Panics, TestCircuit::Square(Some(x + Scalar::ONE))];
+    let results = prover.prove_batch(circuits, &mut rng);
+    assert!(matches!(results[1], Err(ProverError::Unsatisfied { constraint: 0 })), "{:?}", results[1]);
+    assert!(matches!(results[2], Err(ProverError::CircuitPanicked(_))), "{:?}", results[2]);
+    assert!(verifies(params, results[0].as_ref().unwrap(), &[x.square()]));
+    assert!(verifies(params, results[3].as_ref().unwrap(), &[(x + Scalar::ONE).square()]));
+}
+
+#[test]
+fn bad_instances_in_a_compiled_batch_cost_one_proof_each() {
+    let params = params_for(TestCircuit::Square(None), &mut rng());
+    let prover = Prover::with_compiled(params.clone(), CompiledCircuit::record(TestCircuit::Square(None)).unwrap(), cpu()).unwrap();
+    assert_bad_instances_cost_one_proof_each(&prover, &params);
+}
+
+#[test]
+fn the_empty_circuit_matches_bellperson() {
+    assert_compiled_matches_bellperson(common::Empty, vec![common::Empty], &[vec![]]);
+}
+
 #[test]
 fn recording_refuses_bad_circuits() {
     let err = CompiledCircuit::record(TestCircuit::UnknownAux).unwrap_err();

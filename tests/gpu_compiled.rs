@@ -7,7 +7,7 @@ mod common;
 
 use blstrs::Scalar;
 use common::gadgets::{Family, Gadget};
-use common::{MostlyBits, TestCircuit};
+use common::{MostlyBits, NoBQuery, TestCircuit};
 use cuzk::gpu::elementwise::scalar_limbs;
 use cuzk::gpu::GpuEngine;
 use cuzk::synthetic::{random_compiled, random_parameters, random_witness, SyntheticPorep, WitnessStats};
@@ -96,6 +96,9 @@ fn gpu_compiled_proofs_match_bellperson() {
     }
     let x = Scalar::from(7u64);
     assert_gpu_compiled_matches_bellperson(TestCircuit::Square(None), vec![TestCircuit::Square(Some(x))], &[vec![x.square()]]);
+    assert_gpu_compiled_matches_bellperson(common::Empty, vec![common::Empty], &[vec![]]);
+    let c = NoBQuery { vars: 300, seed: Some(9) };
+    assert_gpu_compiled_matches_bellperson(NoBQuery { vars: 300, seed: None }, vec![c.clone()], &[c.public_values()]);
     let v = (Scalar::from(3u64), -Scalar::ONE);
     assert_gpu_compiled_matches_bellperson(TestCircuit::NoInputs(None), vec![TestCircuit::NoInputs(Some(v))], &[vec![]]);
     let cs: Vec<_> = (0..4).map(|i| SyntheticPorep::with_witness(3000, 6, 40 + i)).collect();
@@ -134,7 +137,17 @@ fn gpu_checks_the_compiled_witness_and_mismatches_cost_one_proof() {
     let proof = prover.compute(prover.prestage(ProofJob::from_witness(input.clone(), aux.clone(), Scalar::ONE, Scalar::ONE)).unwrap()).unwrap();
     assert!(common::verifies(&params, &proof, &good.public_values()));
 
-    // A batch with another shape and an unsatisfied circuit among good ones.
+    // Unsatisfied and panicking instances in a batch of Square circuits.
+    let square = common::params_for(TestCircuit::Square(None), &mut rng);
+    let p = Prover::with_compiled(square.clone(), CompiledCircuit::record(TestCircuit::Square(None)).unwrap(), gpu_config(2)).unwrap();
+    let x = Scalar::from(5u64);
+    let results = p.prove_batch(vec![TestCircuit::Square(Some(x)), TestCircuit::WrongSquare(x), TestCircuit::Panics, TestCircuit::Square(Some(x + Scalar::ONE))], &mut rng);
+    assert!(matches!(results[1], Err(ProverError::Unsatisfied { constraint: 0 })), "{:?}", results[1]);
+    assert!(matches!(results[2], Err(ProverError::CircuitPanicked(_))), "{:?}", results[2]);
+    assert!(common::verifies(&square, results[0].as_ref().unwrap(), &[x.square()]));
+    assert!(common::verifies(&square, results[3].as_ref().unwrap(), &[(x + Scalar::ONE).square()]));
+
+    // A batch with another shape among good ones.
     let circuits = vec![good.clone(), SyntheticPorep::with_witness(1999, 4, 1), good.clone()];
     let results = prover.prove_batch(circuits, &mut rng);
     assert!(matches!(results[1], Err(ProverError::CompiledMismatch { .. })), "{:?}", results[1]);
