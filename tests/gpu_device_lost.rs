@@ -31,15 +31,7 @@ fn a_poisoned_device_fails_its_proofs_at_once_and_nothing_hangs() {
     let prover = Prover::new(params.clone(), config).expect("GPU prover");
     let circuits: Vec<_> = (0..5).map(|i| SyntheticPorep::with_witness(2000, 4, i)).collect();
     let results = prover.prove_batch(circuits.clone(), &mut rng);
-    // One worker: the proof computed first (not necessarily circuit 0:
-    // synthesis runs in parallel) is the only one made.
-    let made: Vec<usize> = (0..results.len()).filter(|&i| results[i].is_ok()).collect();
-    assert_eq!(made.len(), 1, "{results:?}");
-    assert!(common::verifies(&params, results[made[0]].as_ref().unwrap(), &circuits[made[0]].public_values()));
-    for (i, r) in results.iter().enumerate().filter(|&(i, _)| i != made[0]) {
-        assert!(matches!(r, Err(ProverError::DeviceLost { device: 0, .. })), "proof {i}: {r:?}");
-    }
-    let failed = results.iter().find_map(|r| r.as_ref().err()).unwrap();
+    let failed = common::one_made_the_rest_lost(&params, &circuits, &results);
     eprintln!("{failed}");
     // Later calls too, without touching the device.
     let err = prover.prove(circuits[0].clone(), &mut rng).unwrap_err();

@@ -75,6 +75,24 @@ pub fn verifies(params: &Parameters<Bls12>, proof: &Proof<Bls12>, inputs: &[Scal
     groth16::verify_proof(&pvk, proof, inputs).expect("verify_proof")
 }
 
+/// A batch over one worker whose device was lost after its first compute:
+/// the proof computed first (not necessarily circuit 0: synthesis runs in
+/// parallel) is the only one made and verifies; every other is
+/// `DeviceLost` on GPU 0. Returns one of those errors.
+pub fn one_made_the_rest_lost<'r>(
+    params: &Parameters<Bls12>,
+    circuits: &[cuzk::synthetic::SyntheticPorep],
+    results: &'r [Result<Proof<Bls12>, cuzk::ProverError>],
+) -> &'r cuzk::ProverError {
+    let made: Vec<usize> = (0..results.len()).filter(|&i| results[i].is_ok()).collect();
+    assert_eq!(made.len(), 1, "{results:?}");
+    assert!(verifies(params, results[made[0]].as_ref().unwrap(), &circuits[made[0]].public_values()));
+    for (i, r) in results.iter().enumerate().filter(|&(i, _)| i != made[0]) {
+        assert!(matches!(r, Err(cuzk::ProverError::DeviceLost { device: 0, .. })), "proof {i}: {r:?}");
+    }
+    results.iter().find_map(|r| r.as_ref().err()).unwrap()
+}
+
 /// Exits the test process with status 3 unless the returned sender is
 /// used (or dropped) within `secs`: a hang fails the run instead of
 /// stalling it.
