@@ -108,6 +108,11 @@ pub enum ProverError {
         cause: String,
     },
 
+    #[error("the batch was stopped before this proof was made")]
+    /// `Prover::prove_batch_until`'s stop was set before this proof was
+    /// synthesized or staged.
+    Cancelled,
+
     #[error("a proving worker panicked: {0}")]
     /// A proving thread panicked; the panic's message.
     WorkerPanicked(String),

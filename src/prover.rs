@@ -1,6 +1,6 @@
 //! The public prover: two explicit phases per proof, pipelined over workers.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Instant;
 
@@ -633,7 +633,24 @@ impl Prover {
         randomness: Vec<(Scalar, Scalar)>,
         on_done: impl Fn(usize, &Result<Proof<Bls12>, ProverError>) + Sync,
     ) -> Vec<Result<Proof<Bls12>, ProverError>> {
+        self.prove_batch_until(circuits, randomness, &AtomicBool::new(false), on_done)
+    }
+
+    /// `prove_batch_with_progress` that a caller can give up half way:
+    /// once `stop` is set, no circuit is synthesized or staged any more
+    /// (their results are `ProverError::Cancelled`), the proofs already
+    /// computing finish, and the call returns with every worker slot and
+    /// witness buffer free again. `stop` may be set from `on_done` or
+    /// from any other thread.
+    pub fn prove_batch_until<C: Circuit<Scalar> + Send>(
+        &self,
+        circuits: Vec<C>,
+        randomness: Vec<(Scalar, Scalar)>,
+        stop: &AtomicBool,
+        on_done: impl Fn(usize, &Result<Proof<Bls12>, ProverError>) + Sync,
+    ) -> Vec<Result<Proof<Bls12>, ProverError>> {
         let count = circuits.len();
+        let stopped = || stop.load(Ordering::Acquire);
         if randomness.len() != count {
             let err = || Err(ProverError::WrongLength { what: "randomness (r, s) pairs", expected: count, got: randomness.len() });
             return (0..count).map(|_| err()).collect();
@@ -649,7 +666,7 @@ impl Prover {
                 // must never starve the global pool the compute phase uses.
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(self.synthesis_threads()).build();
                 let synth = |(i, (c, (r, s))): (usize, (C, (Scalar, Scalar)))| {
-                    let job = self.job_with(c, || (r, s));
+                    let job = if stopped() { Err(ProverError::Cancelled) } else { self.job_with(c, || (r, s)) };
                     let _ = tx.send((i, job));
                 };
                 let items: Vec<_> = circuits.into_iter().zip(randomness).enumerate().collect();
@@ -665,6 +682,9 @@ impl Prover {
                 scope.spawn(|| loop {
                     let next = rx.lock().unwrap_or_else(|e| e.into_inner()).recv();
                     let Ok((i, job)) = next else { break };
+                    // A job synthesized before the stop is dropped unstaged
+                    // (its witness buffer goes back to the pool).
+                    let job = job.and_then(|job| if stopped() { Err(ProverError::Cancelled) } else { Ok(job) });
                     let result = job.and_then(|job| self.prove_job_catching_panics(job));
                     let result = result.map(|(proof, timings)| {
                         debug!("proof {i} of the batch: {}", timings.timeline(batch_start));

@@ -408,3 +408,34 @@ fn device_objects_free_their_memory_from_any_thread() {
     let leaked = before.saturating_sub(free());
     assert!(leaked < 4 << 20, "{leaked} bytes of VRAM not returned");
 }
+
+#[test]
+fn a_batch_given_up_half_way_frees_every_slot_and_witness_buffer() {
+    if common::gpu_or_skip("a_batch_given_up_half_way_frees_every_slot_and_witness_buffer").is_none() {
+        return;
+    }
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    let mut rng = common::rng();
+    let params = common::params_for(SyntheticPorep::shape(3000, 4), &mut rng);
+    let prover = Prover::new(params.clone(), gpu_config(3)).expect("GPU prover");
+    let circuits: Vec<_> = (0..100).map(|i| SyntheticPorep::with_witness(3000, 4, i)).collect();
+    let (stop, made) = (AtomicBool::new(false), AtomicUsize::new(0));
+    let results = prover.prove_batch_until(circuits.clone(), common::random_r_s(100, &mut rng), &stop, |_, r| {
+        if r.is_ok() && made.fetch_add(1, Ordering::SeqCst) + 1 == 10 {
+            stop.store(true, Ordering::Release);
+        }
+    });
+    let proved: Vec<usize> = (0..100).filter(|&i| results[i].is_ok()).collect();
+    let cancelled = results.iter().filter(|r| matches!(r, Err(ProverError::Cancelled))).count();
+    assert!((10..=13).contains(&proved.len()), "{} made", proved.len());
+    assert_eq!(proved.len() + cancelled, 100);
+    for &i in &proved {
+        assert!(common::verifies(&params, results[i].as_ref().unwrap(), &circuits[i].public_values()));
+    }
+    let (buffers, free) = prover.witness_buffers();
+    assert_eq!(buffers, free, "every witness buffer is back in its pool");
+    let staged: Vec<_> = (0..3).map(|i| prover.try_prestage(prover.job(circuits[i].clone(), &mut rng).unwrap()).expect("a free slot")).collect();
+    for st in staged {
+        prover.compute(st).unwrap();
+    }
+}

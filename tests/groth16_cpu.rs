@@ -146,3 +146,32 @@ fn synthesis_threads_bounds_the_syntheses_running_at_once() {
         assert!(ok, "synthesis_threads {threads}: at most {most} at once, expected {check}");
     }
 }
+
+#[test]
+fn a_batch_given_up_half_way_stops_and_frees_every_slot() {
+    let mut rng = rng();
+    let params = params_for(SyntheticPorep::shape(300, 4), &mut rng);
+    let workers = 2;
+    let prover = cpu_prover(&params, workers);
+    let circuits: Vec<_> = (0..40).map(|i| SyntheticPorep::with_witness(300, 4, i)).collect();
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let made = AtomicUsize::new(0);
+    let results = prover.prove_batch_until(circuits.clone(), common::random_r_s(40, &mut rng), &stop, |_, r| {
+        if r.is_ok() && made.fetch_add(1, Ordering::SeqCst) + 1 == 3 {
+            stop.store(true, Ordering::Release);
+        }
+    });
+    let proved: Vec<usize> = (0..40).filter(|&i| results[i].is_ok()).collect();
+    let cancelled = results.iter().filter(|r| matches!(r, Err(ProverError::Cancelled))).count();
+    // Only the proofs already staged when the stop came are finished.
+    assert!((3..=3 + workers).contains(&proved.len()), "{} made", proved.len());
+    assert_eq!(proved.len() + cancelled, 40, "every other circuit is Cancelled");
+    for &i in &proved {
+        assert!(verifies(&params, results[i].as_ref().unwrap(), &circuits[i].public_values()));
+    }
+    // Every worker slot is free again: as many stage without waiting.
+    let staged: Vec<_> = (0..workers).map(|i| prover.try_prestage(prover.job(circuits[i].clone(), &mut rng).unwrap()).expect("a free slot")).collect();
+    for st in staged {
+        prover.compute(st).unwrap();
+    }
+}
