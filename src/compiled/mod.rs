@@ -68,13 +68,14 @@ impl SparseRows {
         &self.entries[self.row_start[i] as usize..self.row_start[i + 1] as usize]
     }
 
-    /// Row-by-row product with z (rayon).
-    fn times(&self, coeffs: &[Scalar], z: &[Scalar]) -> Vec<Scalar> {
+    /// Row-by-row product with z = (inputs, aux) (rayon).
+    fn times(&self, coeffs: &[Scalar], input: &[Scalar], aux: &[Scalar]) -> Vec<Scalar> {
+        let z = |c: usize| if c < input.len() { input[c] } else { aux[c - input.len()] };
         (0..self.rows())
             .into_par_iter()
             .map(|i| {
                 self.row(i).iter().fold(Scalar::from(0), |acc, &e| {
-                    let value = z[column(e) as usize];
+                    let value = z(column(e) as usize);
                     match coeff(e) {
                         COEFF_ONE => acc + value,
                         COEFF_MINUS_ONE => acc - value,
@@ -232,8 +233,7 @@ impl CompiledCircuit {
     /// matrices (rayon), densities from the structure.
     pub fn evaluate(&self, input: Vec<Scalar>, aux: Vec<Scalar>) -> Result<Assignment, ProverError> {
         self.check_witness(&input, &aux)?;
-        let z: Vec<Scalar> = input.iter().chain(&aux).copied().collect();
-        let [a, b, c] = [0, 1, 2].map(|m| self.matrices[m].times(&self.coeffs, &z));
+        let [a, b, c] = [0, 1, 2].map(|m| self.matrices[m].times(&self.coeffs, &input, &aux));
         Ok(Assignment {
             a,
             b,

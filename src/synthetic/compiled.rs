@@ -1,7 +1,8 @@
 //! A random compiled circuit with a real 32 GiB PoRep partition's row
 //! weights, and a witness with its statistics: for timing the compiled path
 //! (a, b, c on the GPU, the witness upload, the file) at full size, where
-//! recording the real circuit is out of reach.
+//! recording the real circuit is out of reach (its witness:
+//! `super::random_witness`).
 //!
 //! Rows of the real partition have 2.4 / 1.0 / 2.2 nonzeros in A / B / C.
 //! Here each circuit row i has a "home" aux variable near i·aux/rows (the
@@ -18,7 +19,6 @@ use ff::Field;
 use rand_core::{RngCore, SeedableRng};
 use rayon::prelude::*;
 
-use super::WitnessStats;
 use crate::compiled::{entry, CompiledCircuit, SparseRows, COEFF_MINUS_ONE, COEFF_ONE};
 
 /// Powers of two 2^1 … 2^253 in the table (after 1 and −1).
@@ -99,11 +99,4 @@ pub fn random_compiled(constraints: usize, inputs: usize, aux: usize, seed: u64)
     });
     drop(chunks);
     CompiledCircuit::new(total_inputs, aux, coeffs, matrices).expect("a well-formed random circuit")
-}
-
-/// A witness for a circuit of `inputs` public inputs besides ONE and `aux`
-/// aux variables, with the given value statistics: (inputs with ONE, aux).
-pub fn random_witness(inputs: usize, aux: usize, stats: WitnessStats, seed: u64) -> (Vec<Scalar>, Vec<Scalar>) {
-    let asg = super::random_assignment(inputs + 2, inputs, aux, stats, seed);
-    (asg.input, asg.aux)
 }

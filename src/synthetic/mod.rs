@@ -16,7 +16,7 @@
 
 mod compiled;
 
-pub use compiled::{random_compiled, random_witness};
+pub use compiled::random_compiled;
 
 use bellperson::{Circuit, ConstraintSystem, LinearCombination, SynthesisError, Variable};
 use blstrs::Scalar;
@@ -206,6 +206,45 @@ pub fn random_parameters(shape: &crate::ProofShape, seed: u64) -> bellperson::gr
     }
 }
 
+/// Uniform in [0, 1).
+fn unit(r: &mut rand_chacha::ChaCha8Rng) -> f64 {
+    (r.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+}
+
+/// `len` values drawn in parallel chunks, chunk k from its own generator
+/// (seeded from `seed`, `salt` and k), so the result depends on the seed
+/// only, not on the thread count.
+fn random_scalars(len: usize, seed: u64, salt: u64, draw: &(dyn Fn(&mut rand_chacha::ChaCha8Rng) -> Scalar + Sync)) -> Vec<Scalar> {
+    use rayon::prelude::*;
+    const CHUNK: usize = 1 << 16;
+    (0..len.div_ceil(CHUNK))
+        .into_par_iter()
+        .flat_map_iter(|k| {
+            let mut r = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ (salt << 56) ^ k as u64);
+            (0..CHUNK.min(len - k * CHUNK)).map(|_| draw(&mut r)).collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// A witness of `inputs` public inputs besides ONE and `aux` aux values
+/// with the given statistics: (inputs with ONE, aux). The values of
+/// [`random_assignment`] for the same arguments.
+pub fn random_witness(inputs: usize, aux: usize, stats: WitnessStats, seed: u64) -> (Vec<Scalar>, Vec<Scalar>) {
+    let witness = |r: &mut rand_chacha::ChaCha8Rng| {
+        let u = unit(r);
+        if u < stats.zeros {
+            Scalar::ZERO
+        } else if u < stats.zeros + stats.ones {
+            Scalar::ONE
+        } else {
+            Scalar::random(r)
+        }
+    };
+    let mut input = vec![Scalar::ONE];
+    input.extend(random_scalars(inputs, seed, 1, &|r| Scalar::random(r)));
+    (input, random_scalars(aux, seed, 5, &witness))
+}
+
 /// Measured statistics of a real 32 GiB PoRep partition's witness and
 /// queries (see the module docs), used by [`random_assignment`].
 #[derive(Clone, Copy, Debug)]
@@ -233,34 +272,7 @@ impl WitnessStats {
 /// with `check_satisfied: false` and [`random_parameters`] of its shape.
 pub fn random_assignment(constraints: usize, inputs: usize, aux: usize, stats: WitnessStats, seed: u64) -> crate::Assignment {
     use crate::density::Density;
-    use rayon::prelude::*;
-    // Uniform in [0, 1).
-    let unit = |r: &mut rand_chacha::ChaCha8Rng| (r.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-    const CHUNK: usize = 1 << 16;
-    // Chunk k of every vector comes from its own generator, so the result
-    // depends on the seed only, not on the thread count.
-    let fill = |len: usize, salt: u64, draw: &(dyn Fn(&mut rand_chacha::ChaCha8Rng) -> Scalar + Sync)| -> Vec<Scalar> {
-        (0..len.div_ceil(CHUNK))
-            .into_par_iter()
-            .flat_map_iter(|k| {
-                let mut r = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ (salt << 56) ^ k as u64);
-                (0..CHUNK.min(len - k * CHUNK)).map(|_| draw(&mut r)).collect::<Vec<_>>()
-            })
-            .collect()
-    };
-    let random = |r: &mut rand_chacha::ChaCha8Rng| Scalar::random(r);
-    let witness = |r: &mut rand_chacha::ChaCha8Rng| {
-        let u = unit(r);
-        if u < stats.zeros {
-            Scalar::ZERO
-        } else if u < stats.zeros + stats.ones {
-            Scalar::ONE
-        } else {
-            Scalar::random(r)
-        }
-    };
-    let mut input = vec![Scalar::ONE];
-    input.extend(fill(inputs, 1, &random));
+    let (input, aux_values) = random_witness(inputs, aux, stats, seed);
     let density = |fraction: f64, salt: u64| {
         let mut d = Density::default();
         let mut r = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ (salt << 56));
@@ -272,11 +284,12 @@ pub fn random_assignment(constraints: usize, inputs: usize, aux: usize, stats: W
         }
         d
     };
+    let random = |r: &mut rand_chacha::ChaCha8Rng| Scalar::random(r);
     crate::Assignment {
-        a: fill(constraints, 2, &random),
-        b: fill(constraints, 3, &random),
-        c: fill(constraints, 4, &random),
-        aux: fill(aux, 5, &witness),
+        a: random_scalars(constraints, seed, 2, &random),
+        b: random_scalars(constraints, seed, 3, &random),
+        c: random_scalars(constraints, seed, 4, &random),
+        aux: aux_values,
         a_aux_density: density(stats.a_aux_density, 6),
         b_aux_density: density(stats.b_aux_density, 7),
         b_input_density: Density::full(input.len()),
