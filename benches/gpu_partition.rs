@@ -8,7 +8,7 @@
 //!
 //! Usage: `bench-gpu_partition [--constraints N] [--aux N] [--inputs N]
 //! [--proofs N] [--workers N[,N…]] [--pinned N] [--sharing auto|serial|interleaved]
-//! [--compiled] [--raw-witness] [--synthesis N]`.
+//! [--compiled] [--raw-witness] [--synthesis N] [--params-file PATH]`.
 //! For each worker count (default 1 and 2, one prover after the other on
 //! the same inputs) it prints two proofs on their own (per-phase timings),
 //! then, with `--proofs` > 1, that many proofs pipelined over the workers:
@@ -28,7 +28,10 @@
 //! classes (0, 1, other) expanded on the GPU, or as they are with
 //! `--raw-witness`. `--synthesis N` first times,
 //! on the host, full synthesis, witness-only synthesis and recording of the
-//! synthetic PoRep circuit of N constraints.
+//! synthetic PoRep circuit of N constraints. `--params-file PATH` takes the
+//! random bases from a parameter file in bellperson's format instead of
+//! making them in host memory (written first if missing), loaded straight
+//! to the GPU by each prover (`cuzk::ParamsFile`).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -36,7 +39,7 @@ use std::time::{Duration, Instant};
 
 use blstrs::Scalar;
 use cuzk::synthetic::{random_assignment, random_compiled, random_parameters, random_witness, SyntheticPorep, WitnessStats};
-use cuzk::{Assignment, Backend, CompiledCircuit, ComputeSharing, PhaseTimings, ProofJob, ProofShape, Prover, ProverConfig};
+use cuzk::{Assignment, Backend, CompiledCircuit, ComputeSharing, ParamsFile, ParamsSource, PhaseTimings, ProofJob, ProofShape, Prover, ProverConfig, QueryLengths};
 
 /// What each proof proves: a full assignment, or a witness alone for a
 /// compiled prover.
@@ -73,6 +76,7 @@ struct Args {
     compiled: bool,
     raw_witness: bool,
     synthesis: usize,
+    params_file: Option<std::path::PathBuf>,
 }
 
 fn parse_args() -> Args {
@@ -87,6 +91,7 @@ fn parse_args() -> Args {
         compiled: false,
         raw_witness: false,
         synthesis: 0,
+        params_file: None,
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -102,6 +107,7 @@ fn parse_args() -> Args {
             "--compiled" => args.compiled = true,
             "--raw-witness" => args.raw_witness = true,
             "--synthesis" => args.synthesis = number(&value()),
+            "--params-file" => args.params_file = Some(value().into()),
             "--sharing" => {
                 args.sharing = match value().as_str() {
                     "auto" => ComputeSharing::Auto,
@@ -140,8 +146,20 @@ fn main() {
     };
     println!("{}: {shape:?}, made in {:.1?}", if args.compiled { "compiled circuit and witness" } else { "assignment" }, t.elapsed());
     let t = Instant::now();
-    let params = Arc::new(random_parameters(&shape, 2));
-    println!("random parameters made in {:.1?}", t.elapsed());
+    let params: ParamsSource = match &args.params_file {
+        None => {
+            let params = random_parameters(&shape, 2);
+            println!("random parameters made in {:.1?}", t.elapsed());
+            params.into()
+        }
+        Some(path) => {
+            if !path.exists() {
+                cuzk::params_file::write_random_params_file(path, &QueryLengths::for_shape(&shape), &mut rand::thread_rng()).expect("write the parameter file");
+                println!("random parameter file {} written in {:.1?}", path.display(), t.elapsed());
+            }
+            ParamsFile::open(path).expect("open the parameter file").into()
+        }
+    };
     println!("host memory per in-flight proof (its witness buffer): {:.2} GB", source.bytes() as f64 / 1e9);
     let mut steady = Vec::new();
     for &workers in &args.workers {
@@ -159,8 +177,8 @@ fn main() {
         };
         let t = Instant::now();
         let prover = match &compiled {
-            Some(c) => Prover::with_compiled(Arc::clone(&params), Arc::clone(c), config),
-            None => Prover::new(Arc::clone(&params), config),
+            Some(c) => Prover::with_compiled(params.clone(), Arc::clone(c), config),
+            None => Prover::new(params.clone(), config),
         }
         .expect("prover");
         println!("\n== {workers} worker(s): prover ready in {:.1?} (bases uploaded, {} worker slot(s))", t.elapsed(), prover.workers());

@@ -5,8 +5,11 @@
 //! ```
 //! A real 32 GiB partition is `--constraints 130278869 --inputs 328`; the
 //! default is small enough to finish in seconds on a 2-core CPU. Parameters
-//! are random (this is a benchmark, not a trusted setup) and cached in a file,
-//! so a second run with the same shape skips generating them.
+//! are random (this is a benchmark, not a trusted setup) and cached in a file
+//! in bellperson's format, so a second run with the same shape skips
+//! generating them: the prover loads the file straight to the backend
+//! (`cuzk::ParamsFile`; `--params` names another file, `--params-digest`
+//! and `--subgroup-check` check it).
 //!
 //! `--random-bases` skips the setup (hours at full size) and uses random
 //! points of the right sizes instead (`cuzk::synthetic::random_parameters`):
@@ -23,16 +26,16 @@
 //! room for a third worker on an H200.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter};
+use std::io::BufWriter;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
-use bellperson::groth16::{self, Parameters};
+use bellperson::groth16;
 use blstrs::{Bls12, Scalar};
 use clap::{Parser, ValueEnum};
 use cuzk::synthetic::SyntheticPorep;
-use cuzk::{Backend, ComputeSharing, Prover, ProverConfig};
+use cuzk::{Backend, ComputeSharing, ParamsFile, ParamsSource, Prover, ProverConfig};
 use ff::Field;
 use indicatif::{ProgressBar, ProgressStyle};
 
@@ -56,10 +59,20 @@ struct Args {
     /// Where to prove.
     #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
     backend: BackendArg,
-    /// Parameter file (default: .cache/prove_partition-<constraints>-<inputs>.params,
-    /// generated and cached when missing).
+    /// Parameter file in bellperson's format (default:
+    /// .cache/prove_partition-<constraints>-<inputs>.params, generated and
+    /// cached when missing). Its bases go straight from the file to the
+    /// backend (on the GPU: decoded and checked there).
     #[arg(long)]
     params: Option<PathBuf>,
+    /// Check the parameter file's BLAKE2b digest against these leading hex
+    /// digits first (Filecoin's parameters.json gives 32).
+    #[arg(long)]
+    params_digest: Option<String>,
+    /// Also check that every base of the parameter file is in the
+    /// prime-order subgroup while loading it.
+    #[arg(long)]
+    subgroup_check: bool,
     /// Random points instead of a setup (hours at full size): the proofs
     /// are timed, not verified.
     #[arg(long)]
@@ -144,14 +157,15 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
     synthesizing.finish_and_clear();
     let synth = t.elapsed();
     report_witness(&shape, &first.assignment().aux);
-    let params = if args.random_bases {
+    let params: ParamsSource = if args.random_bases {
         let t = Instant::now();
         let params = cuzk::synthetic::random_parameters(&shape, 7);
         println!("parameters: random bases (proofs will not verify), made in {:.3?}", t.elapsed());
-        params
+        params.into()
     } else {
-        load_or_generate_params(&args)?
+        open_or_generate_params(&args)?
     };
+    let pvk = groth16::prepare_verifying_key(params.verifying_key());
     let t = Instant::now();
     let building = spinner("building the prover (bases to the GPU)");
     let backend = match args.backend {
@@ -175,9 +189,10 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
             verify_proofs: if args.random_bases { Some(false) } else { None },
             ..Default::default()
         };
+    // The prover takes the parameters (a file is unmapped once loaded).
     let prover = match compiled {
-        Some(c) => Prover::with_compiled(params.clone(), c, config)?,
-        None => Prover::new(params.clone(), config)?,
+        Some(c) => Prover::with_compiled(params, c, config)?,
+        None => Prover::new(params, config)?,
     };
     building.finish_and_clear();
     println!("backend: {:?}, workers: {}, ready in {:.3?}", prover.backend(), prover.workers(), t.elapsed());
@@ -198,7 +213,6 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
     let staged = prover.prestage(first)?;
     let (proof, timings) = prover.compute_timed(staged)?;
     println!("proof 0: synthesis {synth:.3?}, {timings}");
-    let pvk = groth16::prepare_verifying_key(&params.vk);
     let mut all_ok = verify(&proof, &circuits[0], &pvk)?;
 
     // …then the whole batch pipelined over the workers.
@@ -231,7 +245,17 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
             (false, false) => "NOT ALL",
         }
     );
+    if let Some(peak) = peak_resident_gb() {
+        println!("host memory: peak resident {peak:.2} GB (witnesses waiting for a worker are bounded by the memory available)");
+    }
     Ok(all_ok)
+}
+
+/// The process's peak resident memory (Linux's `VmHWM`), in GB.
+fn peak_resident_gb() -> Option<f64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let kb: f64 = status.lines().find(|l| l.starts_with("VmHWM:"))?.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kb * 1024.0 / 1e9)
 }
 
 fn report_witness(shape: &cuzk::ProofShape, aux: &[Scalar]) {
@@ -285,18 +309,24 @@ fn load_or_record(args: &Args) -> Result<cuzk::CompiledCircuit, Box<dyn std::err
     Ok(c)
 }
 
-fn load_or_generate_params(args: &Args) -> Result<Parameters<Bls12>, Box<dyn std::error::Error>> {
+/// The parameter file, opened (its layout and verifying key read and
+/// checked; the bases are loaded by the prover), or parameters generated
+/// and cached in it.
+fn open_or_generate_params(args: &Args) -> Result<ParamsSource, Box<dyn std::error::Error>> {
     let path = args.params.clone().unwrap_or_else(|| {
         PathBuf::from(format!(".cache/prove_partition-{}-{}.params", args.constraints, args.inputs))
     });
-    if let Ok(file) = File::open(&path) {
-        let t = Instant::now();
-        // Unchecked: the file is ours; a checked read costs a subgroup check per point.
-        let reading = spinner(&format!("reading {}", path.display()));
-        let params = Parameters::read(BufReader::new(file), false)?;
-        reading.finish_and_clear();
-        println!("parameters: read {} in {:.3?}", path.display(), t.elapsed());
-        return Ok(params);
+    if path.exists() {
+        let file = ParamsFile::open(&path)?.with_subgroup_check(args.subgroup_check);
+        if let Some(digest) = &args.params_digest {
+            let t = Instant::now();
+            let hashing = spinner(&format!("checking the digest of {}", path.display()));
+            file.check_digest(digest)?;
+            hashing.finish_and_clear();
+            println!("parameters: {} matches digest {digest} ({:.3?})", path.display(), t.elapsed());
+        }
+        println!("parameters: {} ({:.2} GB, {:?})", path.display(), file.len() as f64 / 1e9, file.lengths());
+        return Ok(file.into());
     }
     let t = Instant::now();
     let mut rng = rand::thread_rng();
@@ -311,5 +341,5 @@ fn load_or_generate_params(args: &Args) -> Result<Parameters<Bls12>, Box<dyn std
     params.write(BufWriter::new(File::create(&tmp)?))?;
     std::fs::rename(&tmp, &path)?;
     println!("parameters: cached in {}", path.display());
-    Ok(params)
+    Ok(params.into())
 }

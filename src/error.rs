@@ -48,6 +48,10 @@ pub enum ProverError {
     },
 
     #[error(transparent)]
+    /// A parameter file that cannot be used.
+    ParamsFile(#[from] crate::params_file::ParamsFileError),
+
+    #[error(transparent)]
     /// A compiled-circuit file that cannot be used.
     CompiledFile(#[from] crate::compiled::CompiledFileError),
 

@@ -25,6 +25,9 @@ pub struct FaultPlan {
     /// The n-th compute's stream waits forever (on a value nothing writes),
     /// as on a GPU that stopped making progress.
     pub hang: Option<u64>,
+    /// Bytes of VRAM each device reports free when the prover is built
+    /// (instead of what it has), as on a smaller or busier GPU.
+    pub vram_free: Option<usize>,
 }
 
 #[derive(Clone, Copy, Debug)]

@@ -22,8 +22,12 @@ mod faults;
 pub mod gpu;
 mod job;
 pub mod params;
+pub mod params_file;
+mod params_source;
 mod prover;
 mod slots;
+#[cfg(any(feature = "cuda", test))]
+mod subgroup;
 mod synthesis_budget;
 pub mod synthetic;
 mod timings;
@@ -37,6 +41,8 @@ pub use error::{ProverError, Result, TryPrestageError};
 #[doc(hidden)]
 pub use faults::FaultPlan;
 pub use job::{random_r_s, ProofJob};
-pub use params::ProofShape;
+pub use params::{ProofShape, QueryLengths};
+pub use params_file::{ParamsFile, ParamsFileError, PointProblem, Query};
+pub use params_source::ParamsSource;
 pub use prover::{Backend, ComputeSharing, Prover, ProverConfig, Staged, MAX_WORKERS_PER_DEVICE};
 pub use timings::PhaseTimings;

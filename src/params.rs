@@ -5,12 +5,42 @@
 //! B-input density followed by the aux variables in the B-aux density; `h` has
 //! one base per H coefficient (domain size − 1); `l` one per aux variable.
 
-use bellperson::groth16::Parameters;
+use bellperson::groth16::{Parameters, VerifyingKey};
 use blstrs::Bls12;
 use group::prime::PrimeCurveAffine;
 
 use crate::assignment::Assignment;
 use crate::error::ProverError;
+
+/// How many bases each query of a set of Groth16 parameters holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QueryLengths {
+    /// The verifying key's inputs' bases (`vk.ic`): public inputs with ONE.
+    pub ic: usize,
+    /// The H query: the domain size − 1.
+    pub h: usize,
+    /// The L query: one per aux variable.
+    pub l: usize,
+    /// The A query.
+    pub a: usize,
+    /// The B query in G1.
+    pub b_g1: usize,
+    /// The B query in G2.
+    pub b_g2: usize,
+}
+
+impl QueryLengths {
+    /// The lengths parameters for proofs of `shape` have.
+    pub fn for_shape(shape: &ProofShape) -> Self {
+        let b = shape.b_input_count + shape.b_aux_count;
+        QueryLengths { ic: shape.inputs, h: shape.domain_size() - 1, l: shape.aux, a: shape.inputs + shape.a_aux_count, b_g1: b, b_g2: b }
+    }
+
+    /// The lengths of host parameters.
+    pub fn of(params: &Parameters<Bls12>) -> Self {
+        QueryLengths { ic: params.vk.ic.len(), h: params.h.len(), l: params.l.len(), a: params.a.len(), b_g1: params.b_g1.len(), b_g2: params.b_g2.len() }
+    }
+}
 
 /// Sizes of one proof's work, derived from its assignment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,20 +88,26 @@ impl ProofShape {
     /// Refuses parameters that were made for another circuit: each query
     /// must have exactly the bases this assignment will use.
     pub fn check_params(&self, params: &Parameters<Bls12>) -> Result<(), ProverError> {
+        self.check_against(&QueryLengths::of(params), &params.vk)
+    }
+
+    /// [`Self::check_params`] for parameters known by their verifying key
+    /// and query lengths (a parameter file's, say).
+    pub fn check_against(&self, lengths: &QueryLengths, vk: &VerifyingKey<Bls12>) -> Result<(), ProverError> {
         let expected = [
-            ("public inputs (vk.ic)", params.vk.ic.len(), self.inputs),
-            ("H query", params.h.len(), self.domain_size() - 1),
-            ("L query", params.l.len(), self.aux),
-            ("A query", params.a.len(), self.inputs + self.a_aux_count),
-            ("B query in G1", params.b_g1.len(), self.b_input_count + self.b_aux_count),
-            ("B query in G2", params.b_g2.len(), self.b_input_count + self.b_aux_count),
+            ("public inputs (vk.ic)", lengths.ic, self.inputs),
+            ("H query", lengths.h, self.domain_size() - 1),
+            ("L query", lengths.l, self.aux),
+            ("A query", lengths.a, self.inputs + self.a_aux_count),
+            ("B query in G1", lengths.b_g1, self.b_input_count + self.b_aux_count),
+            ("B query in G2", lengths.b_g2, self.b_input_count + self.b_aux_count),
         ];
         for (what, have, need) in expected {
             if have != need {
                 return Err(ProverError::ParamsMismatch { what, params: have, circuit: need });
             }
         }
-        if bool::from(params.vk.delta_g1.is_identity() | params.vk.delta_g2.is_identity()) {
+        if bool::from(vk.delta_g1.is_identity() | vk.delta_g2.is_identity()) {
             return Err(ProverError::IdentityDelta);
         }
         Ok(())

@@ -4,7 +4,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Instant;
 
-use bellperson::groth16::{Parameters, PreparedVerifyingKey, Proof};
+use bellperson::groth16::{Parameters, PreparedVerifyingKey, Proof, VerifyingKey};
 use bellperson::Circuit;
 use blstrs::{Bls12, Scalar};
 use log::{debug, error, info};
@@ -15,7 +15,8 @@ use crate::compiled::{synthesize_witness, synthesize_witness_into, CompiledCircu
 use crate::cpu;
 use crate::error::{ProverError, TryPrestageError};
 use crate::job::{random_r_s, ProofJob};
-use crate::params::ProofShape;
+use crate::params::{ProofShape, QueryLengths};
+use crate::params_source::ParamsSource;
 use crate::slots::{SlotGuard, SlotPool};
 use crate::synthesis_budget;
 use crate::timings::PhaseTimings;
@@ -191,7 +192,14 @@ enum Engine {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct Prover {
-    params: Arc<Parameters<Bls12>>,
+    /// The verifying key and the queries' lengths, wherever the
+    /// parameters came from.
+    vk: VerifyingKey<Bls12>,
+    lengths: QueryLengths,
+    /// The bases in host memory: host parameters given to it, or the CPU
+    /// backend's decoding of a parameter file. None for a GPU prover built
+    /// from a file (its bases live only on the devices).
+    host_params: Option<Arc<Parameters<Bls12>>>,
     /// The circuit's R1CS, if the prover was built with it: jobs then carry
     /// only the witness, and a, b, c are evaluated from it.
     compiled: Option<Arc<CompiledCircuit>>,
@@ -245,9 +253,13 @@ impl Staged {
 }
 
 impl Prover {
-    /// A prover for `params`: resolves the backend and, on the GPU, reserves
-    /// everything proving needs (bases, tables, worker slots) once.
-    pub fn new(params: impl Into<Arc<Parameters<Bls12>>>, config: ProverConfig) -> Result<Self, ProverError> {
+    /// A prover for `params` (host [`Parameters`] or a
+    /// [`crate::ParamsFile`]): resolves the backend and, on the GPU,
+    /// reserves everything proving needs (bases, tables, worker slots)
+    /// once. A parameter file's bases go from the file to the GPU and are
+    /// decoded and checked there; the prover keeps no host copy of them
+    /// (drop the `ParamsFile` after this to unmap it).
+    pub fn new(params: impl Into<ParamsSource>, config: ProverConfig) -> Result<Self, ProverError> {
         Self::build(params.into(), None, config)
     }
 
@@ -285,13 +297,13 @@ impl Prover {
     /// assert!(bellperson::groth16::verify_proof(&pvk, &proof, &[Scalar::from(9)])?);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn with_compiled(params: impl Into<Arc<Parameters<Bls12>>>, compiled: impl Into<Arc<CompiledCircuit>>, config: ProverConfig) -> Result<Self, ProverError> {
+    pub fn with_compiled(params: impl Into<ParamsSource>, compiled: impl Into<Arc<CompiledCircuit>>, config: ProverConfig) -> Result<Self, ProverError> {
         let (params, compiled) = (params.into(), compiled.into());
-        compiled.shape()?.check_params(&params)?;
+        compiled.shape()?.check_against(&params.lengths(), params.verifying_key())?;
         Self::build(params, Some(compiled), config)
     }
 
-    fn build(params: Arc<Parameters<Bls12>>, compiled: Option<Arc<CompiledCircuit>>, config: ProverConfig) -> Result<Self, ProverError> {
+    fn build(params: ParamsSource, compiled: Option<Arc<CompiledCircuit>>, config: ProverConfig) -> Result<Self, ProverError> {
         if !(1..=MAX_WORKERS_PER_DEVICE).contains(&config.workers_per_device) {
             return Err(ProverError::Config(format!("workers_per_device must be 1 to {MAX_WORKERS_PER_DEVICE}, not {}", config.workers_per_device)));
         }
@@ -300,13 +312,21 @@ impl Prover {
             return Err(ProverError::Config(format!("GPU {dup} is listed twice in devices")));
         }
         let (engine, devices) = resolve_engine(&params, compiled.as_deref(), &config)?;
+        let host_params = match (&params, &engine) {
+            (ParamsSource::Host(p), _) => Some(p.clone()),
+            (ParamsSource::File(file), Engine::Cpu) => Some(Arc::new(read_on_cpu(file)?)),
+            #[cfg(feature = "cuda")]
+            (ParamsSource::File(_), Engine::Gpu(_)) => None,
+        };
+        let (vk, lengths) = (params.verifying_key().clone(), params.lengths());
+        drop(params);
         let workers = devices * config.workers_per_device;
         info!("cuzk prover: backend {}, {} worker(s)", engine_name(&engine), workers);
         let witnesses = witness_pool(&engine, compiled.is_some(), config.pinned_witnesses.unwrap_or(workers));
         let verify = config.verify_proofs.unwrap_or(!matches!(engine, Engine::Cpu));
-        let verifier = verify.then(|| bellperson::groth16::prepare_verifying_key(&params.vk));
+        let verifier = verify.then(|| bellperson::groth16::prepare_verifying_key(&vk));
         let id = NEXT_PROVER_ID.fetch_add(1, Ordering::Relaxed);
-        Ok(Prover { params, compiled, slots: SlotPool::new(workers), workers, witnesses, engine, config, id, verifier, rejected: AtomicU64::new(0) })
+        Ok(Prover { vk, lengths, host_params, compiled, slots: SlotPool::new(workers), workers, witnesses, engine, config, id, verifier, rejected: AtomicU64::new(0) })
     }
 
     /// Proofs that failed the check before return (`verify_proofs`) and
@@ -334,9 +354,20 @@ impl Prover {
         self.compiled.as_deref()
     }
 
-    /// The parameters it proves with.
-    pub fn params(&self) -> &Parameters<Bls12> {
-        &self.params
+    /// The parameters it proves with, when it holds them in host memory:
+    /// built from host parameters, or a CPU prover built from a file.
+    pub fn params(&self) -> Option<&Parameters<Bls12>> {
+        self.host_params.as_deref()
+    }
+
+    /// The verifying key of its parameters.
+    pub fn verifying_key(&self) -> &VerifyingKey<Bls12> {
+        &self.vk
+    }
+
+    /// How many bases each query of its parameters holds.
+    pub fn query_lengths(&self) -> QueryLengths {
+        self.lengths
     }
 
     /// Synthesizes `circuit` and draws fresh r, s for it (a prover with a
@@ -479,7 +510,7 @@ impl Prover {
         let (shape, job) = self.shape_of(job)?;
         // On the CPU a witness-only job came back with a, b, c evaluated.
         let cpu_abc = if witness_only && !job.is_witness_only() { start.elapsed() } else { Default::default() };
-        shape.check_params(&self.params)?;
+        shape.check_against(&self.lengths, &self.vk)?;
         // A witness-only job on the GPU is checked there, after a, b, c.
         if self.config.check_satisfied && !job.is_witness_only() {
             if let Some(constraint) = job.assignment().first_unsatisfied() {
@@ -548,9 +579,13 @@ impl Prover {
             return Err(ProverError::ForeignStaged);
         }
         let proof = match (inner, &self.engine) {
-            (StagedInner::Cpu(st), _) => cpu::compute(&self.params, st, &mut timings)?,
+            (StagedInner::Cpu(st), _) => {
+                // A CPU-staged proof comes from a CPU prover, which holds its bases.
+                let params = self.host_params.as_deref().ok_or(ProverError::ForeignStaged)?;
+                cpu::compute(params, st, &mut timings)?
+            }
             #[cfg(feature = "cuda")]
-            (StagedInner::Gpu(st), Engine::Gpu(gpu)) => gpu.compute(&self.params, st, &mut timings)?,
+            (StagedInner::Gpu(st), Engine::Gpu(gpu)) => gpu.compute(&self.vk, st, &mut timings)?,
             #[cfg(feature = "cuda")]
             (StagedInner::Gpu(_), Engine::Cpu) => return Err(ProverError::ForeignStaged),
         };
@@ -710,7 +745,7 @@ impl Prover {
         }
         // The global pool's size: what a default rayon pool would have.
         let cores = rayon::current_num_threads();
-        let witness = synthesis_budget::witness_bytes(&self.params, self.compiled.is_some());
+        let witness = synthesis_budget::witness_bytes(&self.lengths, self.compiled.is_some());
         let threads = synthesis_budget::synthesis_threads(cores, synthesis_budget::available_memory(), witness, self.workers);
         if threads < cores {
             info!("prove_batch: {threads} synthesis thread(s) of {cores} cores: witnesses of {:.1} GB must fit in host memory", witness as f64 / 1e9);
@@ -770,9 +805,17 @@ fn engine_name(engine: &Engine) -> &'static str {
     }
 }
 
+/// A parameter file's bases decoded into host memory, for the CPU backend.
+fn read_on_cpu(file: &crate::params_file::ParamsFile) -> Result<Parameters<Bls12>, ProverError> {
+    let start = Instant::now();
+    let params = file.read_parameters()?;
+    info!("parameters of {} decoded on the CPU in {:.2} s", file.path().display(), start.elapsed().as_secs_f64());
+    Ok(params)
+}
+
 /// Picks the engine and how many devices it spans.
 #[cfg_attr(not(feature = "cuda"), allow(unused_variables))]
-fn resolve_engine(params: &Parameters<Bls12>, compiled: Option<&CompiledCircuit>, config: &ProverConfig) -> Result<(Engine, usize), ProverError> {
+fn resolve_engine(params: &ParamsSource, compiled: Option<&CompiledCircuit>, config: &ProverConfig) -> Result<(Engine, usize), ProverError> {
     match config.backend {
         Backend::Cpu => Ok((Engine::Cpu, 1)),
         #[cfg(feature = "cuda")]

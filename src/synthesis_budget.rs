@@ -4,8 +4,7 @@
 //! a 32 GiB PoRep partition), so one per core can exceed a large host's
 //! memory where a crash would lose the whole batch.
 
-use bellperson::groth16::Parameters;
-use blstrs::Bls12;
+use crate::params::QueryLengths;
 
 /// Share of the available memory the waiting witnesses may take.
 const MEMORY_SHARE: f64 = 0.8;
@@ -14,9 +13,9 @@ const MEMORY_SHARE: f64 = 0.8;
 /// (at most one per domain point; none for a witness-only synthesis, whose
 /// a, b, c come from a compiled circuit) and the input and aux
 /// assignments, 32 bytes per scalar.
-pub(crate) fn witness_bytes(params: &Parameters<Bls12>, witness_only: bool) -> u64 {
-    let domain = if witness_only { 0 } else { params.h.len() as u64 + 1 };
-    let (inputs, aux) = (params.vk.ic.len() as u64, params.l.len() as u64);
+pub(crate) fn witness_bytes(lengths: &QueryLengths, witness_only: bool) -> u64 {
+    let domain = if witness_only { 0 } else { lengths.h as u64 + 1 };
+    let (inputs, aux) = (lengths.ic as u64, lengths.l as u64);
     32 * (3 * domain + inputs + aux)
 }
 

@@ -113,7 +113,7 @@ fn a_staged_proof_of_another_prover_is_refused() {
     for p in [&a, &b] {
         let x = Scalar::random(&mut rng);
         let proof = p.prove(TestCircuit::Square(Some(x)), &mut rng).unwrap();
-        assert!(common::verifies(p.params(), &proof, &[x.square()]));
+        assert!(common::verifies(p.params().unwrap(), &proof, &[x.square()]));
     }
 }
 
@@ -155,7 +155,7 @@ fn gpu_backend_without_a_usable_gpu_is_an_error_and_auto_falls_back() {
     assert_ne!(auto.backend(), Backend::Auto);
     let x = Scalar::random(&mut rng);
     let proof = auto.prove(TestCircuit::Square(Some(x)), &mut rng).unwrap();
-    assert!(common::verifies(auto.params(), &proof, &[x.square()]));
+    assert!(common::verifies(auto.params().unwrap(), &proof, &[x.square()]));
 }
 
 #[test]
@@ -197,8 +197,8 @@ fn try_prestage_gives_the_job_back_when_every_slot_is_held() {
     assert!(matches!(bad, Err(cuzk::TryPrestageError::Failed(ProverError::Unsatisfied { .. }))), "{bad:?}");
     let first = prover.compute(held).unwrap();
     let second = prover.compute(prover.try_prestage(job).expect("a slot is free now")).unwrap();
-    assert!(common::verifies(prover.params(), &first, &[x.square()]));
-    assert!(common::verifies(prover.params(), &second, &[x.square()]));
-    let same = bellperson::groth16::create_proof(TestCircuit::Square(Some(x)), prover.params(), r, s).unwrap();
+    assert!(common::verifies(prover.params().unwrap(), &first, &[x.square()]));
+    assert!(common::verifies(prover.params().unwrap(), &second, &[x.square()]));
+    let same = bellperson::groth16::create_proof(TestCircuit::Square(Some(x)), prover.params().unwrap(), r, s).unwrap();
     assert_eq!(second, same, "the returned job kept its witness and randomness");
 }

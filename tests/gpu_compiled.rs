@@ -36,7 +36,7 @@ fn gpu_abc_equals_cpu_on_a_random_circuit_of_2_20_rows() {
     assert!(compiled.coefficients().len() > 1000);
     let shape = compiled.shape().unwrap();
     let params = random_parameters(&shape, seed);
-    let engine = GpuEngine::new(&params, Some(&compiled), &gpu_config(1)).expect("engine");
+    let engine = GpuEngine::new(&params.clone().into(), Some(&compiled), &gpu_config(1)).expect("engine");
     let lay = engine.layout();
     let (input, aux_values) = random_witness(inputs, aux, WitnessStats::POREP_32G, seed);
     let want = compiled.evaluate(input.clone(), aux_values.clone()).unwrap();

@@ -23,7 +23,7 @@ fn prestage_puts_the_witness_in_its_slot() {
     }
     let mut rng = common::rng();
     let params = common::params_for(SyntheticPorep::shape(1000, 5), &mut rng);
-    let engine = GpuEngine::new(&params, None, &gpu_config(2)).expect("engine");
+    let engine = GpuEngine::new(&params.clone().into(), None, &gpu_config(2)).expect("engine");
     let lay = engine.layout();
     let asg = synthesize(SyntheticPorep::with_witness(1000, 5, rand::random())).unwrap();
     let shape = ProofShape::of(&asg).unwrap();
@@ -114,7 +114,7 @@ fn empty_b_densities_skip_the_b_msms() {
     let mut rng = common::rng();
     let params = common::params_for(NoBQuery { vars: 500, seed: None }, &mut rng);
     assert!(params.b_g1.is_empty() && params.b_g2.is_empty());
-    let engine = GpuEngine::new(&params, None, &gpu_config(1)).expect("engine");
+    let engine = GpuEngine::new(&params.clone().into(), None, &gpu_config(1)).expect("engine");
     let circuit = NoBQuery { vars: 500, seed: Some(5) };
     let rs = common::random_r_s(1, &mut rng);
     let want = common::bellperson_proofs(&params, vec![circuit.clone()], &rs);
@@ -122,7 +122,7 @@ fn empty_b_densities_skip_the_b_msms() {
     let shape = ProofShape::of(&asg).unwrap();
     let msms = engine.msms_run();
     let st = engine.prestage(0, &shape, ProofJob::with_randomness(asg, rs[0].0, rs[0].1), false).unwrap();
-    let proof = engine.compute(&params, st, &mut PhaseTimings::default()).expect("proof");
+    let proof = engine.compute(&params.vk, st, &mut PhaseTimings::default()).expect("proof");
     // H, L, A inputs, A aux; both B MSMs in G1 and G2 are the identity.
     assert_eq!(engine.msms_run() - msms, 4);
     assert_eq!(proof, want[0]);
@@ -164,7 +164,7 @@ fn engine_compute_runs_on_the_gpu_and_slots_survive_failures() {
     }
     let mut rng = common::rng();
     let params = common::params_for(SyntheticPorep::shape(2000, 3), &mut rng);
-    let engine = GpuEngine::new(&params, None, &gpu_config(2)).expect("engine");
+    let engine = GpuEngine::new(&params.clone().into(), None, &gpu_config(2)).expect("engine");
     let cpu = Prover::new(params.clone(), ProverConfig { backend: Backend::Cpu, ..Default::default() }).unwrap();
     let rs = common::random_r_s(1, &mut rng);
     let (r, s) = rs[0];
@@ -182,7 +182,7 @@ fn engine_compute_runs_on_the_gpu_and_slots_survive_failures() {
     let (h_steps, msms) = (engine.h_steps_run(), engine.msms_run());
     let st = engine.prestage(0, &shape, ProofJob::with_randomness(asg.clone(), r, s), false).unwrap();
     let mut timings = PhaseTimings::default();
-    let proof = engine.compute(&params, st, &mut timings).expect("GPU proof");
+    let proof = engine.compute(&params.vk, st, &mut timings).expect("GPU proof");
     assert_eq!(engine.h_steps_run() - h_steps, 1, "H step not run on the GPU");
     assert_eq!(engine.msms_run() - msms, 8, "MSMs not run on the GPU");
     // Measured with CUDA events around the device work.
@@ -193,7 +193,7 @@ fn engine_compute_runs_on_the_gpu_and_slots_survive_failures() {
     // The same slot again, and the other slot.
     for slot in [0, 1] {
         let st = engine.prestage(slot, &shape, ProofJob::with_randomness(asg.clone(), r, s), false).unwrap();
-        assert_eq!(engine.compute(&params, st, &mut PhaseTimings::default()).unwrap(), want, "slot {slot}");
+        assert_eq!(engine.compute(&params.vk, st, &mut PhaseTimings::default()).unwrap(), want, "slot {slot}");
     }
 }
 
@@ -375,7 +375,7 @@ fn a_slot_takes_one_staged_witness_and_stays_with_its_engine() {
     }
     let mut rng = common::rng();
     let params = common::params_for(SyntheticPorep::shape(1500, 2), &mut rng);
-    let (a, b) = (GpuEngine::new(&params, None, &gpu_config(1)).unwrap(), GpuEngine::new(&params, None, &gpu_config(1)).unwrap());
+    let (a, b) = (GpuEngine::new(&params.clone().into(), None, &gpu_config(1)).unwrap(), GpuEngine::new(&params.clone().into(), None, &gpu_config(1)).unwrap());
     let asg = synthesize(SyntheticPorep::with_witness(1500, 2, 8)).unwrap();
     let shape = ProofShape::of(&asg).unwrap();
     let job = || ProofJob::with_randomness(asg.clone(), Scalar::ONE, Scalar::ONE);
@@ -383,10 +383,10 @@ fn a_slot_takes_one_staged_witness_and_stays_with_its_engine() {
     // A second witness would overwrite the first (or land mid-compute).
     assert!(matches!(a.prestage(0, &shape, job(), false), Err(ProverError::SlotBusy { slot: 0 })));
     // b's slot 0 holds nothing of this proof.
-    assert!(matches!(b.compute(&params, held, &mut PhaseTimings::default()), Err(ProverError::ForeignStaged)));
+    assert!(matches!(b.compute(&params.vk, held, &mut PhaseTimings::default()), Err(ProverError::ForeignStaged)));
     // The refused compute dropped the staged proof: the slot is free again.
     let st = a.prestage(0, &shape, job(), false).unwrap();
-    let proof = a.compute(&params, st, &mut PhaseTimings::default()).unwrap();
+    let proof = a.compute(&params.vk, st, &mut PhaseTimings::default()).unwrap();
     let want = common::bellperson_proofs(&params, vec![SyntheticPorep::with_witness(1500, 2, 8)], &[(Scalar::ONE, Scalar::ONE)]);
     assert_eq!(proof, want[0]);
 }

@@ -19,6 +19,7 @@ pub mod layout;
 pub mod mem;
 pub mod msm;
 pub mod ntt;
+pub mod point_decode;
 pub mod r1cs;
 pub mod witness_classes;
 

@@ -39,12 +39,12 @@ impl Marker {
         Ok(Marker(event))
     }
 
-    fn record(&self, stream: &Stream) -> Result<(), ProverError> {
+    pub(super) fn record(&self, stream: &Stream) -> Result<(), ProverError> {
         // SAFETY: both handles are live; the event belongs to the stream's context.
         unsafe { sys_check("record marker", cust::sys::cuEventRecord(self.0, stream.as_inner())) }
     }
 
-    fn wait_on(&self, stream: &Stream) -> Result<(), ProverError> {
+    pub(super) fn wait_on(&self, stream: &Stream) -> Result<(), ProverError> {
         // SAFETY: as for `record`; the wait takes the event's latest record.
         unsafe { sys_check("wait on marker", cust::sys::cuStreamWaitEvent(stream.as_inner(), self.0, 0)) }
     }

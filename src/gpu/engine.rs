@@ -26,7 +26,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use bellperson::groth16::{Parameters, Proof};
+use bellperson::groth16::{Proof, VerifyingKey};
 use blstrs::{Bls12, Scalar};
 use cust::event::{Event, EventFlags};
 use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, DevicePointer, LockedBuffer};
@@ -52,6 +52,9 @@ use crate::error::ProverError;
 use crate::faults::{Fault, Faults};
 use crate::job::ProofJob;
 use crate::params::ProofShape;
+use crate::params_file::Query;
+use crate::params_source::ParamsSource;
+use super::params_upload::FileLoader;
 use crate::prover::ProverConfig;
 use crate::timings::PhaseTimings;
 use crate::witness_pool::Part;
@@ -73,15 +76,34 @@ struct DeviceShared {
 }
 
 impl DeviceShared {
-    fn new(gpu: &GpuDevice, params: &Parameters<Bls12>, ntt: TableLayout, compiled: Option<&CompiledCircuit>) -> Result<Self, ProverError> {
+    fn new(gpu: &GpuDevice, params: &ParamsSource, ntt: TableLayout, compiled: Option<&CompiledCircuit>, timeout: Option<Duration>) -> Result<Self, ProverError> {
+        let start = Instant::now();
+        let [h, l, a, b_g1, b_g2] = match params {
+            ParamsSource::Host(p) => [
+                GpuBases::upload_g1(gpu, &p.h)?,
+                GpuBases::upload_g1(gpu, &p.l)?,
+                GpuBases::upload_g1(gpu, &p.a)?,
+                GpuBases::upload_g1(gpu, &p.b_g1)?,
+                GpuBases::upload_g2(gpu, &p.b_g2)?,
+            ],
+            ParamsSource::File(file) => {
+                let mut loader = FileLoader::new(timeout)?;
+                let mut load = |q| loader.query(gpu, file, q);
+                [load(Query::H)?, load(Query::L)?, load(Query::A)?, load(Query::BG1)?, load(Query::BG2)?]
+            }
+        };
+        let bytes: usize = [&h, &l, &a, &b_g1].iter().map(|b| b.len() * 96).sum::<usize>() + b_g2.len() * 192;
+        let took = start.elapsed().as_secs_f64();
+        let from = if matches!(params, ParamsSource::File(_)) { "the parameter file (decoded and checked on the GPU)" } else { "host parameters" };
+        info!("GPU {}: {:.2} GB of bases from {from} in {took:.2} s ({:.1} GB/s)", gpu.ordinal, bytes as f64 / 1e9, bytes as f64 / 1e9 / took.max(1e-9));
         Ok(DeviceShared {
             compiled: compiled.map(|c| GpuCompiled::upload(gpu, c)).transpose()?,
             ntt: GpuNtt::with_layout(gpu, ntt)?,
-            h: GpuBases::upload_g1(gpu, &params.h)?,
-            l: GpuBases::upload_g1(gpu, &params.l)?,
-            a: GpuBases::upload_g1(gpu, &params.a)?,
-            b_g1: GpuBases::upload_g1(gpu, &params.b_g1)?,
-            b_g2: GpuBases::upload_g2(gpu, &params.b_g2)?,
+            h,
+            l,
+            a,
+            b_g1,
+            b_g2,
             upload_turn: Mutex::new(()),
             compute_order: ComputeOrder::default(),
         })
@@ -262,9 +284,10 @@ pub struct GpuStaged {
 impl GpuEngine {
     /// Opens the configured devices; per device uploads the bases and builds
     /// the NTT tables, and reserves every worker's slot.
-    pub fn new(params: &Parameters<Bls12>, compiled: Option<&CompiledCircuit>, config: &ProverConfig) -> Result<Self, ProverError> {
+    pub fn new(params: &ParamsSource, compiled: Option<&CompiledCircuit>, config: &ProverConfig) -> Result<Self, ProverError> {
         let devices = discover(&config.devices)?;
-        let layout = SlotLayout::for_params(params);
+        let lengths = params.lengths();
+        let layout = SlotLayout::for_params(&lengths);
         if !layout.domain.is_power_of_two() {
             return Err(ProverError::Config(format!("H query has {} bases; expected 2^k − 1", layout.domain - 1)));
         }
@@ -280,13 +303,13 @@ impl GpuEngine {
             .iter()
             .flat_map(|m| {
                 let n = m.scalars(&layout);
-                [n, m.bases_in(params)].map(|selected| MsmPlan::for_selected(n, selected, m.curve(), &msm_config))
+                [n, m.bases_in(&lengths)].map(|selected| MsmPlan::for_selected(n, selected, m.curve(), &msm_config))
             })
             .try_fold(0, |max, plan| plan.map(|p| p.scratch_words().max(max)))
             .map_err(|e| ProverError::Config(format!("MSM plan: {e}")))?;
         let ntt_layout = GpuNtt::layout(layout.ntt_log(), config.ntt_row_twiddles)?;
         let compiled_words = compiled.map_or(0, GpuCompiled::words);
-        let budget = VramBudget::new(params, &layout, ntt_layout, arena_words, compiled_words, config.workers_per_device);
+        let budget = VramBudget::new(&lengths, &layout, ntt_layout, arena_words, compiled_words, config.workers_per_device);
         let serial_compute = config.compute_sharing.serial(layout.ntt_log());
         // Built up in place, so that an error half way frees what was
         // reserved in the right contexts (Drop).
@@ -311,6 +334,7 @@ impl GpuEngine {
         for (d, gpu) in engine.devices.iter().enumerate() {
             gpu.bind()?;
             let (free, _) = cust::memory::mem_get_info().map_err(|e| gpu_err("cuMemGetInfo", e))?;
+            let free = config.faults.vram_free.unwrap_or(free);
             if budget.total() > free {
                 let compact = if ntt_layout.rows_bits != 0 { ", ntt_row_twiddles = false" } else { "" };
                 return Err(ProverError::Config(format!(
@@ -321,7 +345,7 @@ impl GpuEngine {
                     config.workers_per_device
                 )));
             }
-            engine.shared.push(DeviceShared::new(gpu, params, ntt_layout, compiled)?);
+            engine.shared.push(DeviceShared::new(gpu, params, ntt_layout, compiled, config.gpu_timeout)?);
             engine.lost.push(Mutex::new(None));
             for _ in 0..config.workers_per_device {
                 // SAFETY: u64 has no invalid bit patterns; pre-stage writes
@@ -603,14 +627,14 @@ impl GpuEngine {
     ///
     /// After a fatal error on its device (this proof's or an earlier one's),
     /// `DeviceLost`, at once.
-    pub fn compute(&self, params: &Parameters<Bls12>, st: GpuStaged, timings: &mut PhaseTimings) -> Result<Proof<Bls12>, ProverError> {
+    pub fn compute(&self, vk: &VerifyingKey<Bls12>, st: GpuStaged, timings: &mut PhaseTimings) -> Result<Proof<Bls12>, ProverError> {
         let device = self.slot(st.slot)?.device;
         self.usable(device)?;
-        let proof = self.compute_on(params, st, timings);
+        let proof = self.compute_on(vk, st, timings);
         self.note_loss(device, proof)
     }
 
-    fn compute_on(&self, params: &Parameters<Bls12>, st: GpuStaged, timings: &mut PhaseTimings) -> Result<Proof<Bls12>, ProverError> {
+    fn compute_on(&self, vk: &VerifyingKey<Bls12>, st: GpuStaged, timings: &mut PhaseTimings) -> Result<Proof<Bls12>, ProverError> {
         let ws = self.slot(st.slot)?;
         // Staged by another engine: its witness is not in this slot.
         if !Arc::ptr_eq(&st.claim.0, &ws.claimed) {
@@ -640,7 +664,7 @@ impl GpuEngine {
         let m = msm_results(&bufs.results_host[..], ran);
 
         let t = Instant::now();
-        let proof = assemble(&params.vk, &m, st.r, st.s);
+        let proof = assemble(vk, &m, st.r, st.s);
         timings.assemble = t.elapsed();
         debug!("slot {}: H step {:.3?}, MSMs {:.3?}, assembly {:.3?} (GPU)", st.slot, timings.ntt, timings.msm, timings.assemble);
         if log::log_enabled!(log::Level::Debug) {

@@ -151,6 +151,12 @@ impl GpuBases {
         Self::upload(gpu, words, bases.len(), MsmCurve::G2)
     }
 
+    /// Bases already in VRAM, in the MSMs' layout (`len` of them in
+    /// `buf`, which belongs to `gpu`).
+    pub(crate) fn from_device(gpu: &GpuDevice, buf: DeviceBuffer<u64>, len: usize, curve: MsmCurve) -> Result<Self, ProverError> {
+        Ok(GpuBases { buf: BoundBuffer::new(gpu, buf)?, len, curve, tables: 1, table_c: 0 })
+    }
+
     fn upload(gpu: &GpuDevice, words: &[u64], len: usize, curve: MsmCurve) -> Result<Self, ProverError> {
         if len >= 1 << 31 {
             return Err(ProverError::Config("at most 2^31 - 1 bases".into()));
@@ -163,7 +169,7 @@ impl GpuBases {
             DeviceBuffer::from_slice(words)
         }
         .map_err(|e| gpu_err("upload MSM bases", e))?;
-        Ok(GpuBases { buf: BoundBuffer::new(gpu, buf)?, len, curve, tables: 1, table_c: 0 })
+        Self::from_device(gpu, buf, len, curve)
     }
 
     /// Number of bases.

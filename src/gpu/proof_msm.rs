@@ -1,8 +1,8 @@
 //! The eight MSMs of a Groth16 proof on the GPU: their order, curves,
 //! sizes and places in a worker's result buffer, and the results read back.
 
-use bellperson::groth16::Parameters;
-use blstrs::{Bls12, G1Projective, G2Projective};
+use blstrs::{G1Projective, G2Projective};
+use crate::params::QueryLengths;
 use group::Group;
 
 use super::msm::{g1_from_result_words, g2_from_result_words, MsmCurve};
@@ -53,13 +53,13 @@ impl ProofMsm {
 
     /// Bases the parameters hold for this MSM: an upper bound on the
     /// scalars a density can select (the witness's exact counts come later).
-    pub(super) fn bases_in(self, params: &Parameters<Bls12>) -> usize {
+    pub(super) fn bases_in(self, lengths: &QueryLengths) -> usize {
         match self {
-            ProofMsm::H => params.h.len(),
-            ProofMsm::L => params.l.len(),
-            ProofMsm::AInputs | ProofMsm::AAux => params.a.len(),
-            ProofMsm::BG1Inputs | ProofMsm::BG1Aux => params.b_g1.len(),
-            ProofMsm::BG2Inputs | ProofMsm::BG2Aux => params.b_g2.len(),
+            ProofMsm::H => lengths.h,
+            ProofMsm::L => lengths.l,
+            ProofMsm::AInputs | ProofMsm::AAux => lengths.a,
+            ProofMsm::BG1Inputs | ProofMsm::BG1Aux => lengths.b_g1,
+            ProofMsm::BG2Inputs | ProofMsm::BG2Aux => lengths.b_g2,
         }
     }
 

@@ -1,7 +1,6 @@
 //! Where a witness lives in a worker's VRAM slot.
 
-use bellperson::groth16::Parameters;
-use blstrs::Bls12;
+use crate::params::QueryLengths;
 
 pub(super) const FR_WORDS: usize = 4;
 
@@ -21,10 +20,10 @@ pub struct SlotLayout {
 }
 
 impl SlotLayout {
-    pub(super) fn for_params(params: &Parameters<Bls12>) -> Self {
-        let (inputs, aux) = (params.vk.ic.len(), params.l.len());
+    pub(super) fn for_params(lengths: &QueryLengths) -> Self {
+        let (inputs, aux) = (lengths.ic, lengths.l);
         SlotLayout {
-            domain: params.h.len() + 1,
+            domain: lengths.h + 1,
             inputs,
             scalars: inputs + aux,
             aux_density_words: aux.div_ceil(64),

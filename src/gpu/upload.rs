@@ -21,8 +21,11 @@ use crate::error::ProverError;
 
 /// 32 MiB per chunk: large enough to run the PCIe link at full speed.
 const CHUNK_WORDS: usize = 4 << 20;
-/// Words one thread copies into a chunk (1 MiB).
-const COPY_WORDS: usize = 1 << 17;
+/// A chunk in bytes: the most one [`PinnedStager::upload_bytes`] piece
+/// takes without splitting.
+pub(crate) const CHUNK_BYTES: usize = 8 * CHUNK_WORDS;
+/// Bytes one thread copies into a chunk (1 MiB).
+const COPY_BYTES: usize = 1 << 20;
 
 pub(crate) struct PinnedStager {
     chunks: [LockedBuffer<u64>; 2],
@@ -40,24 +43,30 @@ impl PinnedStager {
     /// Enqueues a copy of `src` to `dst` on `stream`. Returns once `src` has
     /// been read; the device copy may still be in flight (ordered on `stream`).
     pub fn upload(&mut self, stream: &Stream, dst: DevicePointer<u64>, src: &[u64]) -> Result<(), ProverError> {
-        for (i, piece) in src.chunks(CHUNK_WORDS).enumerate() {
+        self.upload_bytes(stream, dst, bytemuck::cast_slice(src))
+    }
+
+    /// [`Self::upload`] of bytes (any alignment) to the device address
+    /// `dst`.
+    pub fn upload_bytes(&mut self, stream: &Stream, dst: DevicePointer<u64>, src: &[u8]) -> Result<(), ProverError> {
+        for (i, piece) in src.chunks(CHUNK_BYTES).enumerate() {
             let k = self.next;
             // Unrecorded events report complete, so the first use never waits.
             self.drained[k].synchronize().map_err(|e| gpu_err("staging event", e))?;
-            self.chunks[k][..piece.len()]
-                .par_chunks_mut(COPY_WORDS)
-                .zip(piece.par_chunks(COPY_WORDS))
+            let chunk: &mut [u8] = bytemuck::cast_slice_mut(&mut self.chunks[k][..]);
+            chunk[..piece.len()]
+                .par_chunks_mut(COPY_BYTES)
+                .zip(piece.par_chunks(COPY_BYTES))
                 .for_each(|(dst, src)| dst.copy_from_slice(src));
-            // SAFETY: dst has room for src (the caller's slot layout); the
+            // SAFETY: dst has room for src (the caller's layout); the
             // pinned chunk stays untouched until its event reports done.
             unsafe {
-                let dst = dst.add(i * CHUNK_WORDS);
                 sys_check(
                     "host to device copy",
                     cust::sys::cuMemcpyHtoDAsync_v2(
-                        dst.as_raw(),
+                        dst.as_raw() + (i * CHUNK_BYTES) as u64,
                         self.chunks[k].as_ptr().cast(),
-                        std::mem::size_of_val(piece),
+                        piece.len(),
                         stream.as_inner(),
                     ),
                 )?;

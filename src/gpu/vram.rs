@@ -1,8 +1,7 @@
 //! How much VRAM a GPU engine reserves on one device, checked before
 //! anything is allocated.
 
-use bellperson::groth16::Parameters;
-use blstrs::Bls12;
+use crate::params::QueryLengths;
 use cuzk_kernels::ntt::TableLayout;
 
 use super::msm::MsmCurve;
@@ -32,11 +31,11 @@ fn alloc_bytes(words: usize) -> usize {
 }
 
 impl VramBudget {
-    pub(super) fn new(params: &Parameters<Bls12>, lay: &SlotLayout, ntt: TableLayout, arena_words: usize, compiled_words: usize, workers: usize) -> Self {
+    pub(super) fn new(lengths: &QueryLengths, lay: &SlotLayout, ntt: TableLayout, arena_words: usize, compiled_words: usize, workers: usize) -> Self {
         let g1 = MsmCurve::G1.affine_limbs();
-        let bases = [params.h.len() * g1, params.l.len() * g1, params.a.len() * g1, params.b_g1.len() * g1]
+        let bases = [lengths.h * g1, lengths.l * g1, lengths.a * g1, lengths.b_g1 * g1]
             .into_iter()
-            .chain([params.b_g2.len() * MsmCurve::G2.affine_limbs()])
+            .chain([lengths.b_g2 * MsmCurve::G2.affine_limbs()])
             .map(alloc_bytes)
             .sum();
         let per_worker = [lay.words(), lay.h_words(), arena_words, ProofMsm::result_words()].into_iter().map(alloc_bytes).sum();

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 pub mod gadgets;
+pub mod params_files;
 
 use bellperson::groth16::{self, Parameters, Proof};
 use bellperson::{Circuit, ConstraintSystem, Index, SynthesisError, Variable};

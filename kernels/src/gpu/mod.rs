@@ -29,6 +29,7 @@ pub mod bench;
 pub mod elementwise;
 pub mod msm;
 pub mod ntt;
+pub mod point_decode;
 pub mod r1cs;
 
 kernel! {

@@ -1,0 +1,114 @@
+//! A parameter file's bases sent to the GPU as they lie in the file and
+//! decoded there.
+//!
+//! An encoded point has the size of its decoded form (96 bytes in G1, 192
+//! in G2), so the raw bytes go through the pinned staging chunks straight
+//! into the bases' own buffer, and `decode_g1_points` / `decode_g2_points`
+//! turn each piece into the MSMs' layout in place, checking every point
+//! (`cuzk_kernels::point_decode`). Copies run on one stream and decoding
+//! on another, each piece's decode waiting on its copy, so one piece is
+//! copied while the last is decoded. The host holds nothing but the two
+//! staging chunks.
+
+use std::time::Duration;
+
+use cust::memory::{CopyDestination, DeviceBuffer};
+use cust::stream::{Stream, StreamFlags};
+use cuzk_kernels::point_decode::NO_PROBLEM;
+
+use super::launch::{kernel_args, launch_elementwise};
+use super::msm::{GpuBases, MsmCurve};
+use super::upload::{PinnedStager, CHUNK_BYTES};
+use super::compute_order::Marker;
+use super::{gpu_err, wait, GpuDevice};
+use crate::error::ProverError;
+use crate::params_file::{ParamsFile, ParamsFileError, PointProblem, Query};
+use crate::subgroup::subgroup_constants;
+
+/// What the bases' loading on one device shares: the staging chunks, two
+/// streams and the constants of the subgroup check.
+pub(super) struct FileLoader {
+    stager: PinnedStager,
+    copy: Stream,
+    decode: Stream,
+    /// Recorded after each piece's copy; the decode stream waits on it.
+    copied: Marker,
+    constants: DeviceBuffer<u64>,
+    timeout: Option<Duration>,
+}
+
+impl FileLoader {
+    /// Reserves the loader's buffers on `gpu` (bound by the caller).
+    pub fn new(timeout: Option<Duration>) -> Result<Self, ProverError> {
+        let stream = || Stream::new(StreamFlags::NON_BLOCKING, None).map_err(|e| gpu_err("stream", e));
+        Ok(FileLoader {
+            stager: PinnedStager::new()?,
+            copy: stream()?,
+            decode: stream()?,
+            copied: Marker::new()?,
+            constants: DeviceBuffer::from_slice(subgroup_constants()).map_err(|e| gpu_err("subgroup constants", e))?,
+            timeout,
+        })
+    }
+
+    /// One query's bases, decoded and checked on `gpu` (on the curve; in
+    /// the subgroup if the file asks for it). Blocks until done; a bad
+    /// point is `ParamsFileError::BadPoint` naming the first one.
+    pub fn query(&mut self, gpu: &GpuDevice, file: &ParamsFile, query: Query) -> Result<GpuBases, ProverError> {
+        let start = std::time::Instant::now();
+        let bytes = file.query_bytes(query);
+        let point_bytes = query.point_bytes();
+        let len = bytes.len() / point_bytes;
+        if len >= 1 << 31 {
+            return Err(ProverError::Config(format!("the {query} has {len} bases; at most 2^31 - 1 are supported")));
+        }
+        let (curve, kernel) = match query {
+            Query::BG2 => (MsmCurve::G2, "decode_g2_points"),
+            _ => (MsmCurve::G1, "decode_g1_points"),
+        };
+        // SAFETY: u64 takes any bit pattern; every word is copied in below.
+        let buf = unsafe { DeviceBuffer::<u64>::uninitialized((bytes.len() / 8).max(1)) }.map_err(|e| gpu_err("MSM bases", e))?;
+        let first_bad = DeviceBuffer::from_slice(&[NO_PROBLEM]).map_err(|e| gpu_err("decode status", e))?;
+        let piece_points = CHUNK_BYTES / point_bytes;
+        // Pieces already copied are unmapped by a thread of their own:
+        // unmapping costs as much as copying (measured on the H200
+        // machine: 2.5 s instead of 1.0 s for 47 GB when done in line).
+        let enqueued = std::thread::scope(|scope| {
+            let (read, to_release) = std::sync::mpsc::channel::<&[u8]>();
+            scope.spawn(move || to_release.into_iter().for_each(|piece| file.release_read_pages(piece)));
+            bytes.chunks(piece_points * point_bytes).enumerate().try_for_each(|(k, piece)| {
+                let dst = buf.as_device_ptr().wrapping_add(k * piece_points * point_bytes / 8);
+                self.stager.upload_bytes(&self.copy, dst, piece)?;
+                let _ = read.send(piece);
+                self.copied.record(&self.copy)?;
+                self.copied.wait_on(&self.decode)?;
+                let (mut points, mut n, mut first) = (dst.as_raw(), (piece.len() / point_bytes) as u32, (k * piece_points) as u32);
+                let (mut constants, mut subgroup, mut bad) = (self.constants.as_device_ptr().as_raw(), u32::from(file.subgroup_check()), first_bad.as_device_ptr().as_raw());
+                // SAFETY: the arguments match the kernel's signature; the
+                // buffers outlive the stream's work (waited on below).
+                unsafe { launch_elementwise(&gpu.module, &self.decode, kernel, n, &kernel_args!(points, n, first, constants, subgroup, bad)) }
+            })
+        });
+        // Both streams drained before the buffers can be freed, error or not.
+        let copied = wait::stream(&self.copy, "copy parameter file", self.timeout);
+        let decoded = wait::stream(&self.decode, "decode parameter file", self.timeout);
+        enqueued.and(copied).and(decoded)?;
+        let mut key = [NO_PROBLEM];
+        first_bad.copy_to(&mut key[..]).map_err(|e| gpu_err("decode status", e))?;
+        if key[0] != NO_PROBLEM {
+            let problem = PointProblem::from_kernel_code(key[0]);
+            return Err(ParamsFileError::BadPoint { query, index: (key[0] / 4) as usize, problem }.into());
+        }
+        // Progress of a long load (tens of GB), one line per query.
+        log::info!(
+            "GPU {}: {} of {}: {len} points, {:.2} GB, decoded{} in {:.2} s",
+            gpu.ordinal,
+            query,
+            file.path().display(),
+            bytes.len() as f64 / 1e9,
+            if file.subgroup_check() { " and subgroup-checked" } else { "" },
+            start.elapsed().as_secs_f64()
+        );
+        GpuBases::from_device(gpu, buf, len, curve)
+    }
+}
