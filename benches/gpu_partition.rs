@@ -8,7 +8,8 @@
 //!
 //! Usage: `bench-gpu_partition [--constraints N] [--aux N] [--inputs N]
 //! [--proofs N] [--workers N[,N…]] [--pinned N] [--sharing auto|serial|interleaved]
-//! [--compiled] [--raw-witness] [--synthesis N] [--params-file PATH]`.
+//! [--compiled] [--raw-witness] [--synthesis N] [--params-file PATH]
+//! [--devices N[,N…]]` (default: GPU 0).
 //! For each worker count (default 1 and 2, one prover after the other on
 //! the same inputs) it prints two proofs on their own (per-phase timings),
 //! then, with `--proofs` > 1, that many proofs pipelined over the workers:
@@ -77,6 +78,7 @@ struct Args {
     raw_witness: bool,
     synthesis: usize,
     params_file: Option<std::path::PathBuf>,
+    devices: Vec<usize>,
 }
 
 fn parse_args() -> Args {
@@ -92,6 +94,7 @@ fn parse_args() -> Args {
         raw_witness: false,
         synthesis: 0,
         params_file: None,
+        devices: vec![0],
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -108,6 +111,7 @@ fn parse_args() -> Args {
             "--raw-witness" => args.raw_witness = true,
             "--synthesis" => args.synthesis = number(&value()),
             "--params-file" => args.params_file = Some(value().into()),
+            "--devices" => args.devices = value().split(',').map(number).collect(),
             "--sharing" => {
                 args.sharing = match value().as_str() {
                     "auto" => ComputeSharing::Auto,
@@ -166,7 +170,7 @@ fn main() {
         let config = ProverConfig {
             backend: Backend::Gpu,
             workers_per_device: workers,
-            devices: vec![0],
+            devices: args.devices.clone(),
             check_satisfied: false,
             compute_sharing: args.sharing,
             pinned_witnesses: args.pinned,

@@ -56,6 +56,9 @@ struct Args {
     /// Workers (proofs in flight) per GPU.
     #[arg(long, default_value_t = 2)]
     workers: usize,
+    /// GPUs to prove on, e.g. 0,1 (default: all).
+    #[arg(long, value_delimiter = ',')]
+    devices: Vec<usize>,
     /// Where to prove.
     #[arg(long, value_enum, default_value_t = BackendArg::Auto)]
     backend: BackendArg,
@@ -181,6 +184,7 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
     let config = ProverConfig {
             backend,
             workers_per_device: args.workers,
+            devices: args.devices.clone(),
             ntt_row_twiddles: !args.compact_ntt_tables,
             compute_sharing,
             pinned_witnesses: args.pinned,

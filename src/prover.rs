@@ -2,7 +2,7 @@
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use bellperson::groth16::{Parameters, PreparedVerifyingKey, Proof, VerifyingKey};
 use bellperson::Circuit;
@@ -326,7 +326,7 @@ impl Prover {
         let verify = config.verify_proofs.unwrap_or(!matches!(engine, Engine::Cpu));
         let verifier = verify.then(|| bellperson::groth16::prepare_verifying_key(&vk));
         let id = NEXT_PROVER_ID.fetch_add(1, Ordering::Relaxed);
-        Ok(Prover { vk, lengths, host_params, compiled, slots: SlotPool::new(workers), workers, witnesses, engine, config, id, verifier, rejected: AtomicU64::new(0) })
+        Ok(Prover { vk, lengths, host_params, compiled, slots: SlotPool::new(devices, config.workers_per_device), workers, witnesses, engine, config, id, verifier, rejected: AtomicU64::new(0) })
     }
 
     /// Proofs that failed the check before return (`verify_proofs`) and
@@ -530,7 +530,8 @@ impl Prover {
             Engine::Cpu => StagedInner::Cpu(cpu::prestage(job)),
             #[cfg(feature = "cuda")]
             Engine::Gpu(gpu) => {
-                let staged = gpu.prestage(slot.index, &shape, job, self.config.check_satisfied)?;
+                timings.device = gpu.device_of_slot(slot.index);
+                let staged = gpu.prestage(slot.index, &shape, job, self.config.check_satisfied).inspect_err(|e| self.retire_if_lost(slot.index, e))?;
                 timings.abc = staged.abc;
                 timings.upload_bytes = staged.sent_bytes;
                 timings.upload = staged.upload;
@@ -542,6 +543,16 @@ impl Prover {
         timings.prestage = end - start;
         timings.prestage_span = Some((start, end));
         Ok(Staged { inner, shape, timings, prover: self.id, public_inputs, _slot: slot })
+    }
+
+    /// After a device was lost, its slots take no more proofs while
+    /// another device is usable.
+    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+    fn retire_if_lost(&self, slot: usize, e: &ProverError) {
+        if let ProverError::DeviceLost { device, .. } = e {
+            log::warn!("GPU {device} lost: the prover sends its proofs to the other devices");
+            self.slots.retire_device_of(slot);
+        }
     }
 
     /// The job's shape, checked against the compiled circuit for a
@@ -585,7 +596,7 @@ impl Prover {
                 cpu::compute(params, st, &mut timings)?
             }
             #[cfg(feature = "cuda")]
-            (StagedInner::Gpu(st), Engine::Gpu(gpu)) => gpu.compute(&self.vk, st, &mut timings)?,
+            (StagedInner::Gpu(st), Engine::Gpu(gpu)) => gpu.compute(&self.vk, st, &mut timings).inspect_err(|e| self.retire_if_lost(_slot.index, e))?,
             #[cfg(feature = "cuda")]
             (StagedInner::Gpu(_), Engine::Cpu) => return Err(ProverError::ForeignStaged),
         };
@@ -691,6 +702,8 @@ impl Prover {
             return (0..count).map(|_| err()).collect();
         }
         let results: Mutex<Vec<Option<Result<Proof<Bls12>, ProverError>>>> = Mutex::new((0..count).map(|_| None).collect());
+        // Per GPU: proofs made and their device time (H step and MSMs).
+        let device_busy: Mutex<std::collections::BTreeMap<u32, (usize, Duration)>> = Mutex::default();
         let batch_start = Instant::now();
         // Bounded, so synthesis runs at most one witness per worker ahead.
         let (tx, rx) = mpsc::sync_channel::<(usize, Result<ProofJob, ProverError>)>(self.workers);
@@ -722,6 +735,11 @@ impl Prover {
                     let job = job.and_then(|job| if stopped() { Err(ProverError::Cancelled) } else { Ok(job) });
                     let result = job.and_then(|job| self.prove_job_catching_panics(job));
                     let result = result.map(|(proof, timings)| {
+                        if let Some(device) = timings.device {
+                            let mut busy = device_busy.lock().unwrap_or_else(|e| e.into_inner());
+                            let entry = busy.entry(device).or_default();
+                            *entry = (entry.0 + 1, entry.1 + timings.ntt + timings.msm);
+                        }
                         debug!("proof {i} of the batch: {}", timings.timeline(batch_start));
                         proof
                     });
@@ -730,6 +748,14 @@ impl Prover {
                 });
             }
         });
+        let wall = batch_start.elapsed();
+        for (device, (proofs, busy)) in device_busy.into_inner().unwrap_or_else(|e| e.into_inner()) {
+            info!(
+                "prove_batch: GPU {device}: {proofs} proof(s), computing {:.0}% of the batch's {:.2?}",
+                100.0 * busy.as_secs_f64() / wall.as_secs_f64().max(1e-9),
+                wall
+            );
+        }
         results
             .into_inner()
             .unwrap_or_else(|e| e.into_inner())

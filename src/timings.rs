@@ -34,6 +34,8 @@ pub struct PhaseTimings {
     /// When `compute` was called and returned (host clock): on a shared
     /// GPU it includes waiting for the computes enqueued before it.
     pub compute_span: Option<(Instant, Instant)>,
+    /// GPU: the ordinal of the device the proof ran on.
+    pub device: Option<u32>,
 }
 
 impl PhaseTimings {

@@ -388,6 +388,11 @@ impl GpuEngine {
         &self.devices
     }
 
+    /// The ordinal of the device that holds worker slot `slot`.
+    pub fn device_of_slot(&self, slot: usize) -> Option<u32> {
+        self.slots.get(slot).map(|s| self.devices[s.device].ordinal)
+    }
+
     /// Where a witness lives in a worker's slot.
     pub fn layout(&self) -> SlotLayout {
         self.layout

@@ -128,6 +128,24 @@ pub fn gpu_or_skip(test: &str) -> Option<cuzk::gpu::GpuDevice> {
     }
 }
 
+/// Two or more GPUs (all of them), or `None` after reporting why the test
+/// is skipped.
+#[cfg(feature = "cuda")]
+pub fn several_gpus_or_skip(test: &str) -> Option<Vec<cuzk::gpu::GpuDevice>> {
+    match cuzk::gpu::discover(&[]) {
+        Ok(gpus) if gpus.len() >= 2 => Some(gpus),
+        Ok(gpus) => {
+            report_skip(test, &format!("{} GPU present; this test needs two or more", gpus.len()));
+            None
+        }
+        Err(cuzk::ProverError::NoGpu(why)) => {
+            report_skip(test, &format!("no GPU ({why})"));
+            None
+        }
+        Err(e) => panic!("GPU present but unusable: {e}"),
+    }
+}
+
 /// Proves `count` synthetic circuits with `prover` and with bellperson for
 /// the same fresh r, s, and checks every proof: bit-identical and verifying.
 pub fn assert_batch_matches_bellperson(
