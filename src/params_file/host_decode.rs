@@ -7,6 +7,7 @@ use std::sync::Arc;
 use bellperson::groth16::{Parameters, VerifyingKey};
 use blstrs::{Bls12, Fp, G1Affine, G2Affine};
 use group::prime::PrimeCurveAffine;
+use group::UncompressedEncoding;
 use rayon::prelude::*;
 
 use super::{vk_fixed_points, ParamsFile, ParamsFileError, PointProblem, Query, G1_BYTES, G2_BYTES};
@@ -31,27 +32,19 @@ fn check_encoding(bytes: &[u8]) -> Result<(), PointProblem> {
     Ok(())
 }
 
-/// One encoded G1 point, checked (in the subgroup only if `subgroup`).
-pub(super) fn decode_g1(bytes: &[u8], subgroup: bool) -> Result<G1Affine, PointProblem> {
+/// One encoded point (G1 or G2), checked (in the subgroup only if
+/// `subgroup`).
+pub(super) fn decode<P: UncompressedEncoding + PrimeCurveAffine>(bytes: &[u8], subgroup: bool) -> Result<P, PointProblem> {
     check_encoding(bytes)?;
-    let p = Option::<G1Affine>::from(G1Affine::from_uncompressed_unchecked(bytes.try_into().expect("96 bytes"))).ok_or(PointProblem::NotOnCurve)?;
+    let mut repr = P::Uncompressed::default();
+    repr.as_mut().copy_from_slice(bytes);
+    // blst's deserialization checks the curve equation; the checked one
+    // adds the subgroup.
+    let p = Option::<P>::from(P::from_uncompressed_unchecked(&repr)).ok_or(PointProblem::NotOnCurve)?;
     if bool::from(p.is_identity()) {
         return Err(PointProblem::Identity);
     }
-    if subgroup && !bool::from(p.is_torsion_free()) {
-        return Err(PointProblem::NotInSubgroup);
-    }
-    Ok(p)
-}
-
-/// One encoded G2 point, checked (in the subgroup only if `subgroup`).
-pub(super) fn decode_g2(bytes: &[u8], subgroup: bool) -> Result<G2Affine, PointProblem> {
-    check_encoding(bytes)?;
-    let p = Option::<G2Affine>::from(G2Affine::from_uncompressed_unchecked(bytes.try_into().expect("192 bytes"))).ok_or(PointProblem::NotOnCurve)?;
-    if bool::from(p.is_identity()) {
-        return Err(PointProblem::Identity);
-    }
-    if subgroup && !bool::from(p.is_torsion_free()) {
+    if subgroup && Option::<P>::from(P::from_uncompressed(&repr)).is_none() {
         return Err(PointProblem::NotInSubgroup);
     }
     Ok(p)
@@ -78,9 +71,9 @@ fn decode_all<T: Send>(
 pub(super) fn verifying_key(map: &[u8], ic_at: usize, ic_len: usize) -> Result<VerifyingKey<Bls12>, ParamsFileError> {
     let bad = |index, problem| ParamsFileError::BadPoint { query: Query::VerifyingKey, index, problem };
     let [alpha1, beta1, beta2, gamma2, delta1, delta2] = vk_fixed_points(map);
-    let g1 = |i: usize, bytes: &[u8]| decode_g1(bytes, true).map_err(|p| bad(i, p));
-    let g2 = |i: usize, bytes: &[u8]| decode_g2(bytes, true).map_err(|p| bad(i, p));
-    let ic = decode_all(&map[ic_at..ic_at + ic_len * G1_BYTES], G1_BYTES, Query::VerifyingKey, |b| decode_g1(b, true))
+    let g1 = |i: usize, bytes: &[u8]| decode::<G1Affine>(bytes, true).map_err(|p| bad(i, p));
+    let g2 = |i: usize, bytes: &[u8]| decode::<G2Affine>(bytes, true).map_err(|p| bad(i, p));
+    let ic = decode_all(&map[ic_at..ic_at + ic_len * G1_BYTES], G1_BYTES, Query::VerifyingKey, |b| decode::<G1Affine>(b, true))
         .map_err(|e| match e {
             ParamsFileError::BadPoint { index, problem, .. } => bad(6 + index, problem),
             e => e,
@@ -103,14 +96,14 @@ impl ParamsFile {
     /// CPU backend proves with this; it holds every base in host memory.
     pub fn read_parameters(&self) -> Result<Parameters<Bls12>, ParamsFileError> {
         let sub = self.subgroup_check;
-        let g1 = |q: Query| decode_all(self.query_bytes(q), G1_BYTES, q, |b| decode_g1(b, sub)).map(Arc::new);
+        let g1 = |q: Query| decode_all(self.query_bytes(q), G1_BYTES, q, |b| decode::<G1Affine>(b, sub)).map(Arc::new);
         Ok(Parameters {
             vk: self.vk.clone(),
             h: g1(Query::H)?,
             l: g1(Query::L)?,
             a: g1(Query::A)?,
             b_g1: g1(Query::BG1)?,
-            b_g2: Arc::new(decode_all(self.query_bytes(Query::BG2), G2_BYTES, Query::BG2, |b| decode_g2(b, sub))?),
+            b_g2: Arc::new(decode_all(self.query_bytes(Query::BG2), G2_BYTES, Query::BG2, |b| decode::<G2Affine>(b, sub))?),
         })
     }
 }
