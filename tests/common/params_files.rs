@@ -27,6 +27,13 @@ impl Drop for TempFile {
     }
 }
 
+/// The parameters of `file` as bellperson's own reader reads them
+/// (unchecked, as Filecoin reads its files: on the curve, no subgroup
+/// check): what proofs from the file are compared against.
+pub fn read_by_bellperson(file: &TempFile) -> Parameters<Bls12> {
+    Parameters::read(std::io::BufReader::new(std::fs::File::open(&file.0).expect("open")), false).expect("bellperson reads the file")
+}
+
 /// `params` as bellperson writes them.
 pub fn file_bytes(params: &Parameters<Bls12>) -> Vec<u8> {
     let mut bytes = Vec::new();
