@@ -550,8 +550,11 @@ impl Prover {
     #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
     fn retire_if_lost(&self, slot: usize, e: &ProverError) {
         if let ProverError::DeviceLost { device, .. } = e {
-            log::warn!("GPU {device} lost: the prover sends its proofs to the other devices");
-            self.slots.retire_device_of(slot);
+            match self.slots.retire_device_of(slot) {
+                (true, true) => log::warn!("GPU {device} lost: it takes no more proofs; the other GPUs go on"),
+                (true, false) => log::error!("GPU {device} lost, and no usable GPU is left: proofs fail with DeviceLost"),
+                (false, _) => {}
+            }
         }
     }
 

@@ -91,15 +91,16 @@ impl SlotPool {
         }
     }
 
-    /// Retires the device that holds `slot` (it was lost).
-    pub fn retire_device_of(&self, slot: usize) {
+    /// Retires the device that holds `slot` (it was lost). Returns whether
+    /// it was not retired before, and whether a usable device is left.
+    pub fn retire_device_of(&self, slot: usize) -> (bool, bool) {
         let mut state = self.lock();
         let device = state.device(slot);
-        if let Some(retired) = state.retired.get_mut(device) {
-            *retired = true;
-        }
+        let newly = state.retired.get_mut(device).is_some_and(|r| !std::mem::replace(r, true));
+        let usable_left = state.retired.iter().any(|r| !r);
         // Waiters may now take a retired device's slot (every device lost).
         self.available.notify_all();
+        (newly, usable_left)
     }
 }
 
@@ -173,7 +174,8 @@ mod tests {
         let pool = SlotPool::new(2, 2);
         let first = pool.acquire();
         assert_eq!(first.index / 2, 0);
-        pool.retire_device_of(first.index);
+        assert_eq!(pool.retire_device_of(first.index), (true, true));
+        assert_eq!(pool.retire_device_of(first.index), (false, true), "once");
         drop(first);
         let (a, b) = (pool.acquire(), pool.acquire());
         assert_eq!((a.index / 2, b.index / 2), (1, 1));
@@ -189,7 +191,7 @@ mod tests {
         drop(b);
         assert_eq!(waiter.join().unwrap(), b_index);
         // Every device lost: slots are handed out again (their proofs fail fast).
-        pool.retire_device_of(a.index);
+        assert_eq!(pool.retire_device_of(a.index), (true, false));
         assert!(pool.try_acquire().is_some());
     }
 }
