@@ -1,5 +1,6 @@
 //! The GPU backend: slots, witness upload, proofs with the H step and the
-//! MSMs on the GPU (skips without a GPU).
+//! MSMs on the GPU, and over several GPUs (skips without a GPU, or with one
+//! for the several-GPU test).
 #![cfg(feature = "cuda")]
 
 mod common;
@@ -438,4 +439,30 @@ fn a_batch_given_up_half_way_frees_every_slot_and_witness_buffer() {
     for st in staged {
         prover.compute(st).unwrap();
     }
+}
+
+/// A prover over every GPU (several-GPU tests).
+fn all_gpus(workers: usize) -> ProverConfig {
+    ProverConfig { backend: Backend::Gpu, workers_per_device: workers, devices: vec![], ..Default::default() }
+}
+
+/// One prover over several GPUs: each proof's pre-stage and compute stay on
+/// one device, proofs spread over all of them, and every proof is
+/// bit-identical to bellperson's (skips with fewer than two GPUs).
+#[test]
+fn proofs_spread_over_every_gpu_and_match_bellperson() {
+    let Some(gpus) = common::several_gpus_or_skip("proofs_spread_over_every_gpu_and_match_bellperson") else {
+        return;
+    };
+    let mut rng = common::rng();
+    let params = common::params_for(SyntheticPorep::shape(20_000, 2), &mut rng);
+    let prover = Prover::new(params.clone(), all_gpus(2)).expect("prover over every GPU");
+    assert_eq!(prover.workers(), 2 * gpus.len());
+    // As many staged at once as there are GPUs: one on each.
+    let staged: Vec<_> = (0..gpus.len() as u64)
+        .map(|i| prover.prestage(prover.job(SyntheticPorep::with_witness(20_000, 2, i), &mut rng).unwrap()).unwrap())
+        .collect();
+    let devices: std::collections::BTreeSet<u32> = staged.into_iter().map(|st| prover.compute_timed(st).unwrap().1.device.expect("a GPU proof")).collect();
+    assert_eq!(devices.len(), gpus.len(), "one proof per GPU before a second on any: {devices:?}");
+    common::assert_batch_matches_bellperson(&prover, &params, 20_000, 2, 12, &mut rng);
 }
