@@ -20,6 +20,7 @@ mod error;
 mod faults;
 #[cfg(feature = "cuda")]
 pub mod gpu;
+mod host_pool;
 mod job;
 pub mod params;
 pub mod params_file;

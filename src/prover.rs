@@ -13,6 +13,7 @@ use rand_core::RngCore;
 use crate::assignment::{panic_message, synthesize, synthesize_into, Assignment};
 use crate::compiled::{synthesize_witness, synthesize_witness_into, CompiledCircuit};
 use crate::cpu;
+use crate::host_pool;
 use crate::error::{ProverError, TryPrestageError};
 use crate::job::{random_r_s, ProofJob};
 use crate::params::{ProofShape, QueryLengths};
@@ -505,6 +506,10 @@ impl Prover {
 
     /// Pre-stage; with `no_wait`, gives the job back if no slot is free.
     fn prestage_in(&self, job: ProofJob, no_wait: Option<()>) -> Result<Staged, TryPrestageError> {
+        host_pool::off_pool_threads(|| self.prestage_here(job, no_wait))
+    }
+
+    fn prestage_here(&self, job: ProofJob, no_wait: Option<()>) -> Result<Staged, TryPrestageError> {
         let start = Instant::now();
         let witness_only = job.is_witness_only();
         let (shape, job) = self.shape_of(job)?;
@@ -513,7 +518,7 @@ impl Prover {
         shape.check_against(&self.lengths, &self.vk)?;
         // A witness-only job on the GPU is checked there, after a, b, c.
         if self.config.check_satisfied && !job.is_witness_only() {
-            if let Some(constraint) = job.assignment().first_unsatisfied() {
+            if let Some(constraint) = host_pool::run(|| job.assignment().first_unsatisfied()) {
                 return Err(ProverError::Unsatisfied { constraint }.into());
             }
         }
@@ -527,7 +532,7 @@ impl Prover {
         };
         let mut timings = PhaseTimings { abc: cpu_abc, ..Default::default() };
         let inner = match &self.engine {
-            Engine::Cpu => StagedInner::Cpu(cpu::prestage(job)),
+            Engine::Cpu => StagedInner::Cpu(host_pool::run(|| cpu::prestage(job))),
             #[cfg(feature = "cuda")]
             Engine::Gpu(gpu) => {
                 timings.device = gpu.device_of_slot(slot.index);
@@ -572,7 +577,7 @@ impl Prover {
             Engine::Cpu => {
                 let (r, s) = (job.r, job.s);
                 let asg = job.into_assignment();
-                Ok((shape, ProofJob::with_randomness(compiled.evaluate(asg.input, asg.aux)?, r, s)))
+                Ok((shape, ProofJob::with_randomness(host_pool::run(|| compiled.evaluate(asg.input, asg.aux))?, r, s)))
             }
             #[cfg(feature = "cuda")]
             Engine::Gpu(_) => Ok((shape, job)),
@@ -586,6 +591,10 @@ impl Prover {
 
     /// `compute`, also returning how long each phase took.
     pub fn compute_timed(&self, staged: Staged) -> Result<(Proof<Bls12>, PhaseTimings), ProverError> {
+        host_pool::off_pool_threads(|| self.compute_here(staged))
+    }
+
+    fn compute_here(&self, staged: Staged) -> Result<(Proof<Bls12>, PhaseTimings), ProverError> {
         let start = Instant::now();
         let Staged { inner, shape, mut timings, prover, public_inputs, _slot } = staged;
         // Another prover's slot index means another witness here (or none).
@@ -596,7 +605,7 @@ impl Prover {
             (StagedInner::Cpu(st), _) => {
                 // A CPU-staged proof comes from a CPU prover, which holds its bases.
                 let params = self.host_params.as_deref().ok_or(ProverError::ForeignStaged)?;
-                cpu::compute(params, st, &mut timings)?
+                host_pool::run(|| cpu::compute(params, st, &mut timings))?
             }
             #[cfg(feature = "cuda")]
             (StagedInner::Gpu(st), Engine::Gpu(gpu)) => gpu.compute(&self.vk, st, &mut timings).inspect_err(|e| self.retire_if_lost(_slot.index, e))?,
@@ -605,7 +614,7 @@ impl Prover {
         };
         if let Some(pvk) = &self.verifier {
             let t = Instant::now();
-            let verdict = bellperson::groth16::verify_proof(pvk, &proof, &public_inputs);
+            let verdict = host_pool::run(|| bellperson::groth16::verify_proof(pvk, &proof, &public_inputs));
             timings.verify = t.elapsed();
             if !matches!(verdict, Ok(true)) {
                 self.rejected.fetch_add(1, Ordering::Relaxed);
@@ -714,7 +723,7 @@ impl Prover {
         std::thread::scope(|scope| {
             scope.spawn(move || {
                 // A pool of its own: these threads block on the channel, which
-                // must never starve the global pool the compute phase uses.
+                // must never starve a pool other work runs on.
                 let pool = rayon::ThreadPoolBuilder::new().num_threads(self.synthesis_threads()).build();
                 let synth = |(i, (c, (r, s))): (usize, (C, (Scalar, Scalar)))| {
                     let job = if stopped() { Err(ProverError::Cancelled) } else { self.job_with(c, || (r, s)) };

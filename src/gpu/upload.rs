@@ -9,7 +9,8 @@
 //!
 //! Filling a chunk is a host memcpy, and one thread's memcpy (≈ 5 GB/s
 //! measured on the H200 machine) was the bound of a full-size pre-stage
-//! (16.7 GB in 3.1 s), so chunks are filled by several threads.
+//! (16.7 GB in 3.1 s), so chunks are filled by several threads (the
+//! prover's own, `host_pool`).
 
 use cust::event::{Event, EventFlags};
 use cust::memory::{DevicePointer, LockedBuffer};
@@ -54,10 +55,12 @@ impl PinnedStager {
             // Unrecorded events report complete, so the first use never waits.
             self.drained[k].synchronize().map_err(|e| gpu_err("staging event", e))?;
             let chunk: &mut [u8] = bytemuck::cast_slice_mut(&mut self.chunks[k][..]);
-            chunk[..piece.len()]
-                .par_chunks_mut(COPY_BYTES)
-                .zip(piece.par_chunks(COPY_BYTES))
-                .for_each(|(dst, src)| dst.copy_from_slice(src));
+            crate::host_pool::run(|| {
+                chunk[..piece.len()]
+                    .par_chunks_mut(COPY_BYTES)
+                    .zip(piece.par_chunks(COPY_BYTES))
+                    .for_each(|(dst, src)| dst.copy_from_slice(src))
+            });
             // SAFETY: dst has room for src (the caller's layout); the
             // pinned chunk stays untouched until its event reports done.
             unsafe {
