@@ -72,7 +72,7 @@ impl ProofShape {
     /// The shape of a proof of `constraints` rows (the per-input rows
     /// included), with the A-aux, B-input and B-aux density counts.
     pub fn new(constraints: usize, inputs: usize, aux: usize, [a_aux_count, b_input_count, b_aux_count]: [usize; 3]) -> Result<Self, ProverError> {
-        let log_domain = constraints.max(1).next_power_of_two().trailing_zeros();
+        let log_domain = constraints.max(1).checked_next_power_of_two().map_or(usize::BITS, |n| n.trailing_zeros());
         // bellperson's EvaluationDomain refuses exp >= S (32 for BLS12-381).
         if log_domain >= 32 {
             return Err(ProverError::DomainTooLarge { log_size: log_domain });
@@ -111,5 +111,20 @@ impl ProofShape {
             return Err(ProverError::IdentityDelta);
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_domain_over_2_pow_31_is_refused_before_anything_is_allocated() {
+        let shape = ProofShape::new(1 << 31, 2, 10, [10, 1, 5]).expect("2^31 rows fit");
+        assert_eq!(shape.log_domain, 31);
+        for rows in [(1 << 31) + 1, 1 << 40, usize::MAX] {
+            let got = ProofShape::new(rows, 2, 10, [10, 1, 5]);
+            assert!(matches!(got, Err(ProverError::DomainTooLarge { log_size }) if log_size >= 32), "{rows} rows: {got:?}");
+        }
     }
 }
