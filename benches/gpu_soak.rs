@@ -4,8 +4,8 @@
 //! gadget (2^15); each calls `prove_batch` from its own thread, again and
 //! again, with fresh preimages and random r, s.
 //!
-//! Usage: `bench-gpu_soak [--per-call N] [--calls N] [--workers N] [--stall-after SECS]`
-//! (defaults 1000, 3, 3, 120). Per call it prints proofs/s, failures and
+//! Usage: `bench-gpu_soak [--per-call N] [--calls N] [--workers N] [--stall-after SECS]
+//! [--sharing auto|serial|interleaved]` (defaults 1000, 3, 3, 120, auto). Per call it prints proofs/s, failures and
 //! proofs the prover rejected before return (each proof is checked against
 //! the verifying key, `verify_proofs`); at the end, VRAM free and the
 //! witness buffers against their values after the first call, and the
@@ -23,7 +23,7 @@ use bellperson::gadgets::{blake2s::blake2s, multipack, sha256::sha256};
 use bellperson::groth16::{self, Parameters};
 use bellperson::{Circuit, ConstraintSystem, SynthesisError};
 use blstrs::{Bls12, Scalar};
-use cuzk::{Backend, Prover, ProverConfig};
+use cuzk::{Backend, ComputeSharing, Prover, ProverConfig};
 use rand::RngCore;
 
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -63,10 +63,11 @@ struct Args {
     calls: usize,
     workers: usize,
     stall_after: u64,
+    sharing: ComputeSharing,
 }
 
 fn parse_args() -> Args {
-    let mut args = Args { per_call: 1000, calls: 3, workers: 3, stall_after: 120 };
+    let mut args = Args { per_call: 1000, calls: 3, workers: 3, stall_after: 120, sharing: ComputeSharing::Auto };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         let mut number = || it.next().and_then(|v| v.parse::<usize>().ok()).unwrap_or_else(|| panic!("{a} N"));
@@ -75,6 +76,14 @@ fn parse_args() -> Args {
             "--calls" => args.calls = number().max(1),
             "--workers" => args.workers = number().max(1),
             "--stall-after" => args.stall_after = number() as u64,
+            "--sharing" => {
+                args.sharing = match it.next().as_deref() {
+                    Some("auto") => ComputeSharing::Auto,
+                    Some("serial") => ComputeSharing::Serial,
+                    Some("interleaved") => ComputeSharing::Interleaved,
+                    other => panic!("--sharing auto|serial|interleaved, not {other:?}"),
+                }
+            }
             _ => {} // e.g. cargo's --bench
         }
     }
@@ -111,7 +120,7 @@ fn main() {
     let provers: Vec<Prover> = params
         .iter()
         .map(|p| {
-            let config = ProverConfig { backend: Backend::Gpu, workers_per_device: args.workers, devices: vec![0], ..Default::default() };
+            let config = ProverConfig { backend: Backend::Gpu, workers_per_device: args.workers, devices: vec![0], compute_sharing: args.sharing, ..Default::default() };
             Prover::new(p.clone(), config).expect("prover")
         })
         .collect();
