@@ -10,6 +10,7 @@ mod compiled;
 mod compute_order;
 mod engine;
 mod host_pin;
+pub mod kernel_cache;
 mod params_upload;
 mod proof_msm;
 mod slot_layout;

@@ -7,6 +7,7 @@ use cust::error::CudaError;
 use cust::module::Module;
 use log::info;
 
+use super::kernel_cache::{self, KernelOrigin};
 use super::{gpu_err, KERNELS_PTX, KERNELS_PTX_FNV};
 use crate::error::ProverError;
 
@@ -74,22 +75,21 @@ pub fn discover(ordinals: &[usize]) -> Result<Vec<GpuDevice>, ProverError> {
         .collect()
 }
 
-/// The kernels for compute capability `sm`: a cubin compiled ahead from
-/// exactly our PTX when `CUZK_CUBIN_DIR` holds one (the driver's JIT of the
-/// whole PTX takes minutes on first use), else the embedded PTX.
+/// The kernels for compute capability `sm`: from a cubin compiled ahead or
+/// cached, else compiled by the driver's JIT and cached (`kernel_cache`).
 fn load_kernels(sm: (i32, i32)) -> Result<Module, ProverError> {
-    if let Some(dir) = std::env::var_os("CUZK_CUBIN_DIR") {
-        let path = cubin_path(std::path::Path::new(&dir), sm);
-        if path.is_file() {
-            info!("loading kernels from {}", path.display());
-            return Module::from_file(&path).map_err(|e| gpu_err(&format!("load {}", path.display()), e));
-        }
-        info!("no {} (built from other kernels?): JIT-compiling the PTX", path.display());
+    let name = cubin_path(std::path::Path::new(""), sm);
+    let name = name.to_str().expect("an ASCII file name");
+    let (module, origin) = kernel_cache::load_module(KERNELS_PTX, name, &kernel_cache::KernelDirs::from_env())?;
+    match origin {
+        KernelOrigin::AheadOfTime(path) | KernelOrigin::Cached(path) => info!("kernels loaded from {}", path.display()),
+        KernelOrigin::Compiled { .. } => {}
     }
-    Module::from_ptx(KERNELS_PTX, &[]).map_err(|e| gpu_err("load kernels PTX", e))
+    Ok(module)
 }
 
-/// Where an ahead-of-time cubin of our PTX for `sm` is looked for in `dir`.
+/// Where a cubin of our PTX for `sm` is looked for in `dir` (ahead of
+/// time, or in the cache).
 pub fn cubin_path(dir: &std::path::Path, sm: (i32, i32)) -> std::path::PathBuf {
     dir.join(format!("cuzk_kernels-{KERNELS_PTX_FNV}-sm_{}{}.cubin", sm.0, sm.1))
 }
