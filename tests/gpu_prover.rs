@@ -446,34 +446,11 @@ fn calls_from_rayon_tasks_complete_even_with_every_global_thread_waiting() {
     if common::gpu_or_skip("calls_from_rayon_tasks_complete_even_with_every_global_thread_waiting").is_none() {
         return;
     }
-    use rayon::prelude::*;
-    let _done = common::watchdog(300, "GPU proofs asked for from rayon tasks did not come back");
     let mut rng = common::rng();
     let params = common::params_for(SyntheticPorep::shape(2000, 4), &mut rng);
     let prover = Prover::new(params.clone(), gpu_config(2)).expect("GPU prover");
-    let circuits: Vec<_> = (0..3).map(|i| SyntheticPorep::with_witness(2000, 4, i)).collect();
-    // Every global thread waits in a batch: the batches' uploads and
-    // checks must run elsewhere.
-    let batches = std::sync::Mutex::new(Vec::new());
-    rayon::scope(|s| {
-        for _ in 0..rayon::current_num_threads() {
-            s.spawn(|_| {
-                let results = prover.prove_batch(circuits.clone(), &mut common::rng());
-                batches.lock().unwrap().push(results);
-            });
-        }
-    });
-    for results in batches.into_inner().unwrap() {
-        for (c, r) in circuits.iter().zip(results) {
-            assert!(common::verifies(&params, &r.expect("proof"), &c.public_values()));
-        }
-    }
-    // Single proofs from a parallel iterator, more than there are slots.
-    let many: Vec<_> = (0..24).map(|i| SyntheticPorep::with_witness(2000, 4, 100 + i)).collect();
-    let proofs: Vec<_> = many.par_iter().map(|c| prover.prove(c.clone(), &mut common::rng())).collect();
-    for (c, r) in many.iter().zip(proofs) {
-        assert!(common::verifies(&params, &r.expect("proof"), &c.public_values()));
-    }
+    let circuits: Vec<_> = (0..24).map(|i| SyntheticPorep::with_witness(2000, 4, i)).collect();
+    common::assert_calls_from_rayon_threads_complete(&prover, &params, &circuits[..3], &circuits);
 }
 
 /// A prover over every GPU (several-GPU tests).

@@ -177,39 +177,10 @@ fn a_batch_given_up_half_way_stops_and_frees_every_slot() {
 }
 
 #[test]
-fn prove_batch_from_every_thread_of_rayons_global_pool_completes() {
-    let _done = common::watchdog(300, "prove_batch called from every global-pool thread did not return");
-    let mut rng = rng();
-    let params = params_for(SyntheticPorep::shape(300, 4), &mut rng);
-    let prover = cpu_prover(&params, 2);
-    let circuits: Vec<_> = (0..4).map(|i| SyntheticPorep::with_witness(300, 4, i)).collect();
-    let callers = rayon::current_num_threads();
-    let results = std::sync::Mutex::new(Vec::new());
-    rayon::scope(|s| {
-        for _ in 0..callers {
-            s.spawn(|_| {
-                let r = prover.prove_batch(circuits.clone(), &mut common::rng());
-                results.lock().unwrap().push(r);
-            });
-        }
-    });
-    for batch in results.into_inner().unwrap() {
-        for (c, r) in circuits.iter().zip(batch) {
-            assert!(verifies(&params, r.as_ref().unwrap(), &c.public_values()));
-        }
-    }
-}
-
-#[test]
-fn prove_from_parallel_iterator_tasks_completes() {
-    use rayon::prelude::*;
-    let _done = common::watchdog(300, "prove called from rayon tasks did not return");
+fn calls_from_rayon_tasks_complete_even_with_every_global_thread_waiting() {
     let mut rng = rng();
     let params = params_for(SyntheticPorep::shape(300, 4), &mut rng);
     let prover = cpu_prover(&params, 1);
     let circuits: Vec<_> = (0..64).map(|i| SyntheticPorep::with_witness(300, 4, i)).collect();
-    let proofs: Vec<_> = circuits.par_iter().map(|c| prover.prove(c.clone(), &mut common::rng())).collect();
-    for (c, r) in circuits.iter().zip(proofs) {
-        assert!(verifies(&params, r.as_ref().unwrap(), &c.public_values()));
-    }
+    common::assert_calls_from_rayon_threads_complete(&prover, &params, &circuits[..4], &circuits);
 }

@@ -5,7 +5,7 @@ use std::time::Instant;
 use bellperson::groth16::Parameters;
 use blstrs::Bls12;
 
-use super::h::h_coefficients;
+use super::h_rayon::h_coefficients;
 use super::msm::{msm_g1, msm_g2, select_dense, to_bytes, ScalarBytes};
 use crate::assemble::{assemble, MsmResults};
 use crate::error::ProverError;

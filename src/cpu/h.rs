@@ -1,5 +1,6 @@
 //! The coefficients of h = (a·b − c) / Z over the evaluation domain, computed
-//! with bellperson's own `EvaluationDomain` so that they match it exactly.
+//! with bellperson's own `EvaluationDomain`: the reference the tests hold
+//! the GPU's H step and the CPU backend's (`h_rayon`) to.
 
 use bellperson::domain::EvaluationDomain;
 use blstrs::Scalar;

@@ -1,8 +1,10 @@
-//! The CPU backend: H with bellperson's `EvaluationDomain`, MSMs with blst's
-//! Pippenger. It is the reference the GPU backend is checked against and the
-//! fallback when there is no GPU.
+//! The CPU backend: H from radix-2 FFTs on rayon (equal to bellperson's
+//! `EvaluationDomain`, which `h` keeps as the tests' reference), MSMs with
+//! blst's Pippenger. It is the fallback when there is no GPU, and proves
+//! bit for bit as bellperson does.
 
 pub mod h;
+mod h_rayon;
 pub mod msm;
 mod backend;
 

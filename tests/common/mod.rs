@@ -304,3 +304,36 @@ impl Circuit<Scalar> for Empty {
         Ok(())
     }
 }
+
+/// Proofs asked for from rayon's threads come back and verify: a
+/// `prove_batch` of `batch` from every thread of the global pool at once
+/// (their workers must not need that pool), then `prove` of each of
+/// `singles` from a parallel iterator (more than there are slots). A hang
+/// ends the process under a watchdog.
+pub fn assert_calls_from_rayon_threads_complete(
+    prover: &cuzk::Prover,
+    params: &Parameters<Bls12>,
+    batch: &[cuzk::synthetic::SyntheticPorep],
+    singles: &[cuzk::synthetic::SyntheticPorep],
+) {
+    use rayon::prelude::*;
+    let _done = watchdog(300, "proofs asked for from rayon's threads did not come back");
+    let batches = std::sync::Mutex::new(Vec::new());
+    rayon::scope(|s| {
+        for _ in 0..rayon::current_num_threads() {
+            s.spawn(|_| {
+                let results = prover.prove_batch(batch.to_vec(), &mut rng());
+                batches.lock().unwrap().push(results);
+            });
+        }
+    });
+    for results in batches.into_inner().unwrap() {
+        for (c, r) in batch.iter().zip(results) {
+            assert!(verifies(params, &r.expect("proof of a batch"), &c.public_values()));
+        }
+    }
+    let proofs: Vec<_> = singles.par_iter().map(|c| prover.prove(c.clone(), &mut rng())).collect();
+    for (c, r) in singles.iter().zip(proofs) {
+        assert!(verifies(params, &r.expect("single proof"), &c.public_values()));
+    }
+}
