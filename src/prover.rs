@@ -30,7 +30,7 @@ pub enum Backend {
     /// otherwise the CPU.
     #[default]
     Auto,
-    /// The CPU (bellperson's domain, blst's MSMs), on rayon's threads.
+    /// The CPU (radix-2 FFTs and blst's MSMs), on the prover's own threads.
     Cpu,
     /// NVIDIA GPUs through CUDA; an error if none can be used.
     Gpu,
