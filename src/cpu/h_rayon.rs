@@ -39,13 +39,15 @@ pub(crate) fn h_coefficients(a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>) -> 
     let g_inv = g.invert().expect("the generator is invertible");
 
     let mut polys = [a, b, c];
-    for p in &mut polys {
+    // The three at once: small domains have too little work per FFT
+    // stage to keep every thread busy.
+    polys.par_iter_mut().for_each(|p| {
         p.resize(n, Scalar::ZERO);
         // Coefficients, then values on the coset g·<ω>.
         inverse.fft(p);
         scale_by_powers(p, g, n_inv);
         domain.fft(p);
-    }
+    });
     let [mut h, b, c] = polys;
     let z_inv = (g.pow_vartime([n as u64]) - Scalar::ONE).invert().expect("g is not a root of unity");
     h.par_iter_mut().zip(b.par_iter().zip(c.par_iter())).with_min_len(PIECE).for_each(|(x, (y, z))| *x = (*x * y - z) * z_inv);
@@ -93,13 +95,7 @@ impl Domain {
         if n <= 1 {
             return;
         }
-        let shift = usize::BITS - n.trailing_zeros();
-        for i in 0..n {
-            let j = i.reverse_bits() >> shift;
-            if i < j {
-                p.swap(i, j);
-            }
-        }
+        bit_reverse(p);
         let mut half = 1;
         while half < n {
             // Stage twiddles are ω^(j·n/(2·half)).
@@ -115,6 +111,29 @@ impl Domain {
             half *= 2;
         }
     }
+}
+
+/// Puts `p[i]` at the index whose log2(len) bits are i's reversed.
+fn bit_reverse(p: &mut [Scalar]) {
+    /// The slice's start, shared by tasks that touch disjoint pairs.
+    #[derive(Clone, Copy)]
+    struct Base(*mut Scalar);
+    // SAFETY: each index is part of exactly one pair (i, rev(i)), and only
+    // the task of the smaller index of a pair touches it.
+    unsafe impl Send for Base {}
+    unsafe impl Sync for Base {}
+    let n = p.len();
+    let shift = usize::BITS - n.trailing_zeros();
+    let base = Base(p.as_mut_ptr());
+    (0..n).into_par_iter().with_min_len(PIECE).for_each(move |i| {
+        let j = i.reverse_bits() >> shift;
+        if i < j {
+            let base = base;
+            // SAFETY: i, j < n, distinct, and no other task reads or
+            // writes either (see `Base`).
+            unsafe { std::ptr::swap(base.0.add(i), base.0.add(j)) };
+        }
+    });
 }
 
 #[cfg(test)]
