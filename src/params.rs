@@ -42,6 +42,17 @@ impl QueryLengths {
     }
 }
 
+/// log2 of the evaluation domain of `rows` constraints: the smallest power
+/// of two that holds them. Over 2^31 is `DomainTooLarge`, as bellperson's
+/// `EvaluationDomain` refuses exp ≥ S (32 for BLS12-381).
+pub(crate) fn log_domain(rows: usize) -> Result<u32, ProverError> {
+    let log = rows.max(1).checked_next_power_of_two().map_or(usize::BITS, |n| n.trailing_zeros());
+    if log >= 32 {
+        return Err(ProverError::DomainTooLarge { log_size: log });
+    }
+    Ok(log)
+}
+
 /// Sizes of one proof's work, derived from its assignment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ProofShape {
@@ -72,11 +83,7 @@ impl ProofShape {
     /// The shape of a proof of `constraints` rows (the per-input rows
     /// included), with the A-aux, B-input and B-aux density counts.
     pub fn new(constraints: usize, inputs: usize, aux: usize, [a_aux_count, b_input_count, b_aux_count]: [usize; 3]) -> Result<Self, ProverError> {
-        let log_domain = constraints.max(1).checked_next_power_of_two().map_or(usize::BITS, |n| n.trailing_zeros());
-        // bellperson's EvaluationDomain refuses exp >= S (32 for BLS12-381).
-        if log_domain >= 32 {
-            return Err(ProverError::DomainTooLarge { log_size: log_domain });
-        }
+        let log_domain = log_domain(constraints)?;
         Ok(ProofShape { constraints, log_domain, inputs, aux, a_aux_count, b_input_count, b_aux_count })
     }
 

@@ -25,12 +25,8 @@ const MIN_BUTTERFLIES: usize = 1 << 10;
 /// there (a·b − c) / Z with Z = g^(2^k) − 1 everywhere; interpolated back
 /// from the coset.
 pub(crate) fn h_coefficients(a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>) -> Result<Vec<Scalar>, ProverError> {
-    let len = a.len().max(b.len()).max(c.len()).max(1);
-    let n = len.checked_next_power_of_two().unwrap_or(0);
-    let log_n = n.trailing_zeros();
-    if n == 0 || log_n >= Scalar::S {
-        return Err(ProverError::DomainTooLarge { log_size: if n == 0 { usize::BITS } else { log_n } });
-    }
+    let log_n = crate::params::log_domain(a.len().max(b.len()).max(c.len()))?;
+    let n = 1usize << log_n;
     let omega = Scalar::ROOT_OF_UNITY.pow_vartime([1u64 << (Scalar::S - log_n)]);
     let domain = Domain::new(omega, n);
     let inverse = Domain::new(omega.invert().expect("a root of unity is invertible"), n);
