@@ -28,6 +28,13 @@ pub struct FaultPlan {
     /// Bytes of VRAM each device reports free when the prover is built
     /// (instead of what it has), as on a smaller or busier GPU.
     pub vram_free: Option<usize>,
+    /// Each GPU is opened as this many devices, each in a CUDA context of
+    /// its own instead of the primary one, standing in for as many GPUs:
+    /// the several-device paths (proofs spread over devices, every device
+    /// lost) run on a machine with one. Not a stand-in for one GPU lost
+    /// among several: a fault poisons every context of its GPU. Contexts
+    /// on one GPU take turns: for correctness only, never speed.
+    pub contexts_per_gpu: Option<usize>,
 }
 
 #[derive(Clone, Copy, Debug)]

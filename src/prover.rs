@@ -530,7 +530,7 @@ impl Prover {
                 None => return Err(TryPrestageError::Busy(job)),
             },
         };
-        let mut timings = PhaseTimings { abc: cpu_abc, ..Default::default() };
+        let mut timings = PhaseTimings { abc: cpu_abc, worker: Some(slot.index), ..Default::default() };
         let inner = match &self.engine {
             Engine::Cpu => StagedInner::Cpu(host_pool::run(|| cpu::prestage(job))),
             #[cfg(feature = "cuda")]
@@ -826,11 +826,8 @@ fn witness_pool(engine: &Engine, witness_only: bool, max: usize) -> Option<Witne
             // A compiled prover's jobs hold the witness alone: no a, b, c.
             let evaluations = if witness_only { 0 } else { lay.domain };
             let capacity = crate::witness_pool::WitnessCapacity { evaluations, inputs: lay.inputs, aux: lay.aux() };
-            let pinner = crate::gpu::CudaPinner::new(gpu.devices()[0].ordinal)
-                .map_err(|e| log::warn!("witness buffers will not be pinned: {e}"))
-                .ok()
-                .map(|p| Box::new(p) as Box<dyn crate::witness_pool::HostPinner>);
-            Some(WitnessPool::new(max, capacity, pinner))
+            let pinner = Box::new(crate::gpu::CudaPinner::new(&gpu.devices()[0])) as Box<dyn crate::witness_pool::HostPinner>;
+            Some(WitnessPool::new(max, capacity, Some(pinner)))
         }
     }
 }

@@ -36,6 +36,10 @@ pub struct PhaseTimings {
     pub compute_span: Option<(Instant, Instant)>,
     /// GPU: the ordinal of the device the proof ran on.
     pub device: Option<u32>,
+    /// The worker slot that held the proof. Slots are numbered device by
+    /// device, `workers_per_device` each, so `worker / workers_per_device`
+    /// is the device's place in the prover's list.
+    pub worker: Option<usize>,
 }
 
 impl PhaseTimings {

@@ -458,23 +458,39 @@ fn all_gpus(workers: usize) -> ProverConfig {
     ProverConfig { backend: Backend::Gpu, workers_per_device: workers, devices: vec![], ..Default::default() }
 }
 
-/// One prover over several GPUs: each proof's pre-stage and compute stay on
-/// one device, proofs spread over all of them, and every proof is
-/// bit-identical to bellperson's (skips with fewer than two GPUs).
+/// One prover over several devices (2 workers each): each proof's
+/// pre-stage and compute stay on one device, proofs spread over all of
+/// them, and every proof is bit-identical to bellperson's.
+fn proofs_spread_over_devices(config: ProverConfig, devices: usize) {
+    let mut rng = common::rng();
+    let params = common::params_for(SyntheticPorep::shape(20_000, 2), &mut rng);
+    let prover = Prover::new(params.clone(), ProverConfig { workers_per_device: 2, ..config }).expect("prover over several devices");
+    assert_eq!(prover.workers(), 2 * devices);
+    // As many staged at once as there are devices: one on each.
+    let staged: Vec<_> = (0..devices as u64)
+        .map(|i| prover.prestage(prover.job(SyntheticPorep::with_witness(20_000, 2, i), &mut rng).unwrap()).unwrap())
+        .collect();
+    let used: std::collections::BTreeSet<usize> = staged.into_iter().map(|st| prover.compute_timed(st).unwrap().1.worker.expect("a worker") / 2).collect();
+    assert_eq!(used.len(), devices, "one proof per device before a second on any: {used:?}");
+    common::assert_batch_matches_bellperson(&prover, &params, 20_000, 2, 12, &mut rng);
+}
+
+/// Over every GPU (skips with fewer than two).
 #[test]
 fn proofs_spread_over_every_gpu_and_match_bellperson() {
     let Some(gpus) = common::several_gpus_or_skip("proofs_spread_over_every_gpu_and_match_bellperson") else {
         return;
     };
-    let mut rng = common::rng();
-    let params = common::params_for(SyntheticPorep::shape(20_000, 2), &mut rng);
-    let prover = Prover::new(params.clone(), all_gpus(2)).expect("prover over every GPU");
-    assert_eq!(prover.workers(), 2 * gpus.len());
-    // As many staged at once as there are GPUs: one on each.
-    let staged: Vec<_> = (0..gpus.len() as u64)
-        .map(|i| prover.prestage(prover.job(SyntheticPorep::with_witness(20_000, 2, i), &mut rng).unwrap()).unwrap())
-        .collect();
-    let devices: std::collections::BTreeSet<u32> = staged.into_iter().map(|st| prover.compute_timed(st).unwrap().1.device.expect("a GPU proof")).collect();
-    assert_eq!(devices.len(), gpus.len(), "one proof per GPU before a second on any: {devices:?}");
-    common::assert_batch_matches_bellperson(&prover, &params, 20_000, 2, 12, &mut rng);
+    proofs_spread_over_devices(all_gpus(2), gpus.len());
+}
+
+/// Over one GPU opened as three contexts of their own, standing in for
+/// three GPUs (`FaultPlan::contexts_per_gpu`).
+#[test]
+fn proofs_spread_over_contexts_standing_in_for_gpus_and_match_bellperson() {
+    if common::gpu_or_skip("proofs_spread_over_contexts_standing_in_for_gpus_and_match_bellperson").is_none() {
+        return;
+    }
+    let config = ProverConfig { devices: vec![0], faults: cuzk::FaultPlan { contexts_per_gpu: Some(3), ..Default::default() }, ..all_gpus(2) };
+    proofs_spread_over_devices(config, 3);
 }

@@ -3,30 +3,28 @@
 //! cust frees a `DeviceBuffer` in whatever context is current on the
 //! dropping thread; with none (or another device's) current, the memory
 //! leaks silently. The public device objects (`GpuBases`, `GpuNtt`) keep
-//! their memory in a `BoundBuffer`, which retains its device's primary
-//! context and makes it current just for the free, then restores the
-//! thread's previous context.
+//! their memory in a `BoundBuffer`, which holds its device's context and
+//! makes it current just for the free, then restores the thread's previous
+//! context.
 
 use std::mem::ManuallyDrop;
 use std::ops::{Deref, DerefMut};
 
-use cust::context::{Context, CurrentContext};
 use cust::memory::DeviceBuffer;
 
-use super::{gpu_err, GpuDevice};
+use super::device_context::DeviceContext;
+use super::GpuDevice;
 use crate::error::ProverError;
 
 pub(crate) struct BoundBuffer {
     buf: ManuallyDrop<DeviceBuffer<u64>>,
-    context: Context,
+    context: DeviceContext,
 }
 
 impl BoundBuffer {
     /// `buf`, reserved on `gpu`, bound to that device's context.
     pub fn new(gpu: &GpuDevice, buf: DeviceBuffer<u64>) -> Result<Self, ProverError> {
-        let device = cust::device::Device::get_device(gpu.ordinal).map_err(|e| gpu_err("cuDeviceGet", e))?;
-        let context = Context::new(device).map_err(|e| gpu_err("retain primary context", e))?;
-        Ok(BoundBuffer { buf: ManuallyDrop::new(buf), context })
+        Ok(BoundBuffer { buf: ManuallyDrop::new(buf), context: gpu.context().clone() })
     }
 }
 
@@ -48,8 +46,8 @@ impl Drop for BoundBuffer {
         let mut previous = std::ptr::null_mut();
         // SAFETY: a plain query into a local; null when none is current.
         let _ = unsafe { cust::sys::cuCtxGetCurrent(&mut previous) };
-        let _ = CurrentContext::set_current(&self.context);
-        // SAFETY: dropped once, here; the retained context outlives it.
+        let _ = self.context.set_current();
+        // SAFETY: dropped once, here; the held context outlives it.
         unsafe { ManuallyDrop::drop(&mut self.buf) };
         // SAFETY: `previous` was current on this thread a moment ago (or null).
         let _ = unsafe { cust::sys::cuCtxSetCurrent(previous) };

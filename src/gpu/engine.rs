@@ -45,7 +45,8 @@ use super::slot_layout::{SlotLayout, FR_WORDS};
 use super::upload::PinnedStager;
 use super::vram::{gib, VramBudget};
 use super::wait;
-use super::{discover, gpu_err, sys_check, GpuDevice};
+use super::runtime::open_devices;
+use super::{gpu_err, sys_check, GpuDevice};
 use crate::assemble::assemble;
 use crate::compiled::CompiledCircuit;
 use crate::error::ProverError;
@@ -285,7 +286,7 @@ impl GpuEngine {
     /// Opens the configured devices; per device uploads the bases and builds
     /// the NTT tables, and reserves every worker's slot.
     pub fn new(params: &ParamsSource, compiled: Option<&CompiledCircuit>, config: &ProverConfig) -> Result<Self, ProverError> {
-        let devices = discover(&config.devices)?;
+        let devices = open_devices(&config.devices, config.faults.contexts_per_gpu)?;
         let lengths = params.lengths();
         let layout = SlotLayout::for_params(&lengths);
         if !layout.domain.is_power_of_two() {

@@ -2,28 +2,28 @@
 //! reusable witness buffers of `crate::witness_pool`: the copy engine reads
 //! registered memory directly, at the link's speed, with no staging copy.
 
-use cust::context::{Context, CurrentContext};
-use cust::device::Device;
 use log::warn;
+
+use super::device_context::DeviceContext;
 
 use crate::witness_pool::HostPinner;
 
 /// Registers memory as portable (usable from every context), under a
-/// retained reference to one device's primary context, which therefore
-/// outlives every registration made through it.
+/// held reference to one device's context, which therefore outlives every
+/// registration made through it.
 pub(crate) struct CudaPinner {
-    context: Context,
+    context: DeviceContext,
 }
 
 impl CudaPinner {
-    pub fn new(ordinal: u32) -> Result<Self, cust::error::CudaError> {
-        Ok(CudaPinner { context: Context::new(Device::get_device(ordinal)?)? })
+    pub fn new(gpu: &super::GpuDevice) -> Self {
+        CudaPinner { context: gpu.context().clone() }
     }
 }
 
 impl HostPinner for CudaPinner {
     fn pin(&self, ptr: *const u8, bytes: usize) -> bool {
-        if CurrentContext::set_current(&self.context).is_err() {
+        if self.context.set_current().is_err() {
             return false;
         }
         // SAFETY: [ptr, ptr + bytes) is one live allocation of the caller's,
@@ -36,7 +36,7 @@ impl HostPinner for CudaPinner {
     }
 
     fn unpin(&self, ptr: *const u8) {
-        let _ = CurrentContext::set_current(&self.context);
+        let _ = self.context.set_current();
         // SAFETY: ptr was registered by `pin` and is still allocated.
         let r = unsafe { cust::sys::cuMemHostUnregister(ptr as *mut _) };
         if r != cust::sys::CUresult::CUDA_SUCCESS {

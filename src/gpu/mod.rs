@@ -8,6 +8,7 @@
 mod bound_buffer;
 mod compiled;
 mod compute_order;
+mod device_context;
 mod engine;
 mod host_pin;
 pub mod kernel_cache;

@@ -1,12 +1,12 @@
 //! Device discovery: one primary context and one loaded kernel module per
 //! device.
 
-use cust::context::{Context, CurrentContext};
 use cust::device::{Device, DeviceAttribute};
 use cust::error::CudaError;
 use cust::module::Module;
 use log::info;
 
+use super::device_context::DeviceContext;
 use super::kernel_cache::{self, KernelOrigin};
 use super::{gpu_err, KERNELS_PTX, KERNELS_PTX_FNV};
 use crate::error::ProverError;
@@ -24,7 +24,7 @@ pub struct GpuDevice {
     /// Our kernels, loaded in this device's context.
     pub module: Module,
     // Dropped last: the module and every buffer live in this context.
-    context: Context,
+    context: DeviceContext,
 }
 
 impl Drop for GpuDevice {
@@ -38,7 +38,13 @@ impl GpuDevice {
     /// Makes this device's context current on the calling thread; every
     /// thread must do this before touching the device.
     pub fn bind(&self) -> Result<(), ProverError> {
-        CurrentContext::set_current(&self.context).map_err(|e| gpu_err("set context", e))
+        self.context.set_current()
+    }
+
+    /// The context this device's work runs in, for buffers that must free
+    /// themselves in it.
+    pub(crate) fn context(&self) -> &DeviceContext {
+        &self.context
     }
 
     /// Loads another module (PTX, cubin or fatbin file) into this device's
@@ -52,6 +58,13 @@ impl GpuDevice {
 /// Opens the devices with the given ordinals (all when empty). No driver or
 /// no device is `ProverError::NoGpu`, so callers can fall back to the CPU.
 pub fn discover(ordinals: &[usize]) -> Result<Vec<GpuDevice>, ProverError> {
+    open_devices(ordinals, None)
+}
+
+/// As [`discover`]; with `contexts_per_gpu`, each GPU is opened as that
+/// many devices, each in a context of its own, standing in for as many
+/// GPUs (`FaultPlan::contexts_per_gpu`, for tests).
+pub(crate) fn open_devices(ordinals: &[usize], contexts_per_gpu: Option<usize>) -> Result<Vec<GpuDevice>, ProverError> {
     match cust::init(cust::CudaFlags::empty()) {
         Ok(()) => {}
         Err(e @ (CudaError::NoDevice | CudaError::NotInitialized | CudaError::InvalidDevice | CudaError::UnknownError)) => {
@@ -64,15 +77,22 @@ pub fn discover(ordinals: &[usize]) -> Result<Vec<GpuDevice>, ProverError> {
         return Err(ProverError::NoGpu("the driver reports no CUDA device".into()));
     }
     let wanted: Vec<usize> = if ordinals.is_empty() { (0..count).collect() } else { ordinals.to_vec() };
-    wanted
-        .into_iter()
-        .map(|ordinal| {
-            if ordinal >= count {
-                return Err(ProverError::Config(format!("GPU {ordinal} requested, but only {count} present")));
+    if let Some(ordinal) = wanted.iter().find(|&&o| o >= count) {
+        return Err(ProverError::Config(format!("GPU {ordinal} requested, but only {count} present")));
+    }
+    let mut devices = Vec::new();
+    for ordinal in wanted {
+        let ordinal = ordinal as u32;
+        match contexts_per_gpu {
+            None => devices.push(open(ordinal, DeviceContext::primary(ordinal)?)?),
+            Some(n) => {
+                for _ in 0..n {
+                    devices.push(open(ordinal, DeviceContext::created(ordinal)?)?);
+                }
             }
-            open(ordinal as u32)
-        })
-        .collect()
+        }
+    }
+    Ok(devices)
 }
 
 /// The kernels for compute capability `sm`: from a cubin compiled ahead or
@@ -94,10 +114,9 @@ pub fn cubin_path(dir: &std::path::Path, sm: (i32, i32)) -> std::path::PathBuf {
     dir.join(format!("cuzk_kernels-{KERNELS_PTX_FNV}-sm_{}{}.cubin", sm.0, sm.1))
 }
 
-fn open(ordinal: u32) -> Result<GpuDevice, ProverError> {
+fn open(ordinal: u32, context: DeviceContext) -> Result<GpuDevice, ProverError> {
     let device = Device::get_device(ordinal).map_err(|e| gpu_err("cuDeviceGet", e))?;
-    let context = Context::new(device).map_err(|e| gpu_err("primary context", e))?;
-    CurrentContext::set_current(&context).map_err(|e| gpu_err("set context", e))?;
+    context.set_current()?;
     let attr = |a| device.get_attribute(a).unwrap_or(0);
     let sm = (attr(DeviceAttribute::ComputeCapabilityMajor), attr(DeviceAttribute::ComputeCapabilityMinor));
     let module = load_kernels(sm)?;
