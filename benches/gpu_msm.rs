@@ -174,7 +174,7 @@ fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], 
     let mut arena = unsafe { DeviceBuffer::<u64>::uninitialized(plan.scratch_words()) }.unwrap();
     let out = DeviceBuffer::from_slice(&[0u64; 36]).unwrap();
     let stream = Stream::new(StreamFlags::NON_BLOCKING, None).unwrap();
-    let input = MsmInput { scalars: scalar_buf.as_device_ptr(), n, density: None, base_offset: 0 };
+    let input = MsmInput { scalars: scalar_buf.as_device_ptr(), n, density: None, base_offset: 0, general: None };
     let (start, stop) = (Event::new(EventFlags::DEFAULT).unwrap(), Event::new(EventFlags::DEFAULT).unwrap());
     let mut times = Vec::new();
     for run in 0..WARMUP + RUNS {

@@ -27,14 +27,7 @@ impl ClassedValues {
     /// send) or there are 2^32 or more.
     pub fn encode(values: &[Scalar], max_others: usize) -> Option<Self> {
         u32::try_from(values.len()).ok()?;
-        // Compared as limbs (a Scalar is its four Montgomery limbs): plain
-        // comparisons, where Scalar's own are constant-time.
-        let one = limbs(&Scalar::ONE);
-        let class = |v: &Scalar| match limbs(v) {
-            [0, 0, 0, 0] => CLASS_ZERO,
-            l if l == one => CLASS_ONE,
-            _ => CLASS_OTHER,
-        };
+        let class = class_of;
         let chunks: Vec<([u64; CHUNK_WORDS], u32)> = values
             .par_chunks(CHUNK_VALUES)
             .map(|chunk| {
@@ -71,6 +64,22 @@ impl ClassedValues {
     pub fn bytes(&self) -> usize {
         self.classes.len() * 8 + self.chunk_start.len() * 4 + self.others.len() * 32
     }
+}
+
+/// 0, 1 or other, compared as limbs (a Scalar is its four Montgomery
+/// limbs): plain comparisons, where Scalar's own are constant-time.
+fn class_of(v: &Scalar) -> u64 {
+    match limbs(v) {
+        [0, 0, 0, 0] => CLASS_ZERO,
+        l if l == limbs(&Scalar::ONE) => CLASS_ONE,
+        _ => CLASS_OTHER,
+    }
+}
+
+/// How many of `values` are neither 0 nor 1 (what an MSM over them sizes
+/// its window by).
+pub(crate) fn count_others(values: &[Scalar]) -> usize {
+    values.par_iter().filter(|v| class_of(v) == CLASS_OTHER).count()
 }
 
 /// A scalar's Montgomery limbs.

@@ -178,7 +178,7 @@ fn every_prefix<P>(
     let out = DeviceBuffer::from_slice(&vec![0u64; words * (N + 1)]).unwrap();
     for n in 1..=N {
         let k = n % STREAMS;
-        let input = MsmInput { scalars: scalar_buf.as_device_ptr(), n, density: None, base_offset: 0 };
+        let input = MsmInput { scalars: scalar_buf.as_device_ptr(), n, density: None, base_offset: 0, general: None };
         let at = unsafe { out.as_device_ptr().add(words * n) };
         // SAFETY: every buffer outlives the synchronizes below; each stream
         // has its own arena.
@@ -364,7 +364,7 @@ fn async_calls_share_one_arena_on_one_stream() {
     let out = DeviceBuffer::from_slice(&vec![0u64; 18 * inputs.len()]).unwrap();
     let stream = Stream::new(StreamFlags::DEFAULT, None).unwrap();
     for (k, (s, buf)) in inputs.iter().zip(&scalar_bufs).enumerate() {
-        let input = MsmInput { scalars: buf.as_device_ptr(), n: s.len(), density: None, base_offset: 0 };
+        let input = MsmInput { scalars: buf.as_device_ptr(), n: s.len(), density: None, base_offset: 0, general: None };
         // SAFETY: buffers live until the synchronize below.
         unsafe { msm_g1(&gpu, &stream, &bases, &input, &MsmConfig::default(), &mut arena, out.as_device_ptr().add(18 * k)).unwrap() };
     }
@@ -378,7 +378,7 @@ fn async_calls_share_one_arena_on_one_stream() {
     }
 
     // Misuse is reported, not run.
-    let input = MsmInput { scalars: scalar_bufs[0].as_device_ptr(), n, density: None, base_offset: 1 };
+    let input = MsmInput { scalars: scalar_bufs[0].as_device_ptr(), n, density: None, base_offset: 1, general: None };
     let err = unsafe { msm_g1(&gpu, &stream, &bases, &input, &MsmConfig::default(), &mut arena, out.as_device_ptr()) };
     assert!(err.is_err(), "bases past the end must be rejected");
     let mut small = unsafe { DeviceBuffer::<u64>::uninitialized(16) }.unwrap();
@@ -474,4 +474,54 @@ fn padded_sort() {
     let bases2 = GpuBases::upload_g2(&gpu, &host2).unwrap();
     let s = random_scalars(&mut rng, host2.len());
     check_g2(&gpu, "padded G2", &bases2, &host2, &s, &MsmConfig { sort: padded(2), ..MsmConfig::default() });
+}
+
+/// A witness's MSMs: 98% zeros and ones, planned for the count of the other
+/// scalars (`MsmInput::general`: a smaller window, room for far fewer
+/// entries), all of them and through a density, G1 and G2, against blst.
+#[test]
+fn witness_msms_planned_for_their_other_scalars_match_blst() {
+    let Some(gpu) = common::gpu_or_skip("witness_msms_planned_for_their_other_scalars_match_blst") else { return };
+    let mut rng = common::rng();
+    let n = 1 << 18;
+    let s: Vec<Scalar> = (0..n)
+        .map(|_| match rng.gen_range(0..100) {
+            0..=50 => Scalar::ZERO,
+            51..=97 => Scalar::ONE,
+            _ => Scalar::random(&mut rng),
+        })
+        .collect();
+    let general = s.iter().filter(|v| !bool::from(v.is_zero()) && **v != Scalar::ONE).count();
+    let density = random_density(&mut rng, n, 0.25);
+    let selected = density.count_ones();
+    let host1 = random_bases::<G1Projective>(&mut rng, n);
+    let host2 = random_bases::<G2Projective>(&mut rng, selected);
+    let bases1 = GpuBases::upload_g1(&gpu, &host1).unwrap();
+    let bases2 = GpuBases::upload_g2(&gpu, &host2).unwrap();
+    gpu.bind().unwrap();
+    let bytes = msm_scratch_bytes(n, MsmCurve::G2, 0).unwrap().max(msm_scratch_bytes(n, MsmCurve::G1, 0).unwrap());
+    let mut arena = unsafe { DeviceBuffer::<u64>::uninitialized(bytes / 8) }.unwrap();
+    let scalars = DeviceBuffer::from_slice(scalar_limbs(&s)).unwrap();
+    let words = DeviceBuffer::from_slice(density.words()).unwrap();
+    let out = DeviceBuffer::from_slice(&[0u64; 18 + 36]).unwrap();
+    let stream = Stream::new(StreamFlags::DEFAULT, None).unwrap();
+    let all = MsmInput { scalars: scalars.as_device_ptr(), n, density: None, base_offset: 0, general: Some(general) };
+    let some = MsmInput { density: Some(cuzk::gpu::msm::DeviceDensity { words: words.as_device_ptr(), ones: selected }), ..all };
+    // SAFETY: every buffer lives until the synchronize below; `general`
+    // counts the scalars other than 0 and 1 exactly.
+    let (plan1, plan2) = unsafe {
+        let p1 = msm_g1(&gpu, &stream, &bases1, &all, &MsmConfig::default(), &mut arena, out.as_device_ptr()).unwrap();
+        stream.synchronize().unwrap();
+        let p2 = msm_g2(&gpu, &stream, &bases2, &some, &MsmConfig::default(), &mut arena, out.as_device_ptr().add(18)).unwrap();
+        (p1, p2)
+    };
+    stream.synchronize().unwrap();
+    let mut result = vec![0u64; 18 + 36];
+    out.copy_to(&mut result[..]).unwrap();
+    assert!(plan1.c < 16 && plan1.general as usize == general, "G1 planned for {} others at c = {}", plan1.general, plan1.c);
+    assert!(plan2.c < 16, "G2 planned at c = {}", plan2.c);
+    let got1 = g1_from_result_words(result[..18].try_into().unwrap());
+    assert!(got1 == cpu_g1(&host1, &to_bytes(&s)), "G1, {general} of {n} others");
+    let got2 = g2_from_result_words(result[18..].try_into().unwrap());
+    assert!(got2 == cpu_g2(&host2, &select_dense(&density, &to_bytes(&s))), "G2 through a density, {selected} selected");
 }

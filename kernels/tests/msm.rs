@@ -14,7 +14,7 @@ use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use common::curves::{random_points, TestCurve, G1, G2};
 use common::{from_limbs, seeded_rng, Pod};
 use cuzk_kernels::gpu::msm as k;
-use cuzk_kernels::msm::digits::{num_windows, top_digit_max, SignedDigits, MAX_WINDOW_BITS};
+use cuzk_kernels::msm::digits::{general_mont, kind, num_windows, top_digit_max, Kind, SignedDigits, MAX_WINDOW_BITS};
 use cuzk_kernels::msm::tables::{TABLE_BATCH, TABLE_SCRATCH_ELEMENTS};
 use cuzk_kernels::msm::plan::{
     default_scatter_windows, default_window_bits, msm_scratch_bytes, scan_layout, scan_steps, Curve,
@@ -186,12 +186,14 @@ fn host_msm<C: MsmCurve>(
 where
     C::Affine: Pod,
 {
-    host_msm_run::<C>(bases, bases.len(), base_offset, scalars, density, scalars.len(), config)
+    host_msm_run::<C>(bases, bases.len(), base_offset, scalars, density, scalars.len(), None, config)
 }
 
 /// One MSM through the plan on the host, planned for at most `selected`
-/// selected scalars, `bases` holding `config.tables` tables of `per_table`
-/// bases each (or just `per_table` bases).
+/// selected scalars (`general` of them neither 0 nor 1), `bases` holding
+/// `config.tables` tables of `per_table` bases each (or just `per_table`
+/// bases). Checks that the sort stayed within the plan's entry bound.
+#[allow(clippy::too_many_arguments)]
 fn host_msm_run<C: MsmCurve>(
     bases: &[C::Affine],
     per_table: usize,
@@ -199,12 +201,13 @@ fn host_msm_run<C: MsmCurve>(
     scalars: &[Scalar],
     density: Option<&[u64]>,
     selected: usize,
+    general: Option<usize>,
     config: &MsmConfig,
 ) -> C::Projective
 where
     C::Affine: Pod,
 {
-    let plan = MsmPlan::for_selected(scalars.len(), selected, C::CURVE, config).expect("plan");
+    let plan = MsmPlan::for_witness(scalars.len(), selected, general, C::CURVE, config).expect("plan");
     // Poisoned arena: whatever the pipeline reads without writing first
     // shows up as garbage, not as a lucky zero.
     let mut arena = vec![0xa5a5_a5a5_a5a5_a5a5u64; plan.scratch_words()];
@@ -226,6 +229,15 @@ where
         Ok(())
     })
     .unwrap();
+    if plan.padded.is_none() {
+        // The counted sort's scanned bucket starts end in the entry total.
+        let (at, len) = plan.layout.starts.levels[0];
+        assert_eq!(len, plan.n_keys + 1);
+        // SAFETY: `len` u32 counts at word `at` of the arena, written by the scan.
+        let starts = unsafe { std::slice::from_raw_parts(arena.as_ptr().add(at) as *const u32, len as usize) };
+        let total = starts[plan.n_keys as usize];
+        assert!(total <= plan.entries_max, "{total} entries sorted, plan bound {}", plan.entries_max);
+    }
     from_limbs::<C::Projective>(&out)[0]
 }
 
@@ -344,6 +356,97 @@ fn window_counts_leave_room_for_the_signed_carry() {
     assert_eq!((sparse.c, sparse.entries_max), (18, 15 << 25));
     // 2^27 scalars at the default window still fit the u32 entry positions.
     assert!(MsmPlan::new(1 << 27, Curve::G1, &MsmConfig::default()).is_ok());
+}
+
+#[test]
+fn a_witness_plan_takes_the_window_of_its_scalars_other_than_0_and_1() {
+    let config = MsmConfig::default();
+    // A 32 GiB partition's L MSM: 2^27 aux values, about 2% neither 0 nor 1.
+    let (n, general) = (1usize << 27, 2_600_000usize);
+    let plan = MsmPlan::for_witness(n, n, Some(general), Curve::G1, &config).unwrap();
+    assert_eq!(plan.c, 16);
+    assert_eq!(plan.entries_max as usize, general * 16 + (n - general));
+    let dense = MsmPlan::new(n, Curve::G1, &config).unwrap();
+    assert_eq!(dense.c, 20);
+    assert!(plan.scratch_words() < dense.scratch_words(), "fits any arena the dense plan fits");
+    // A count over the selected is the selected count; none is unknown.
+    let over = MsmPlan::for_witness(1000, 600, Some(900), Curve::G1, &config).unwrap();
+    assert_eq!(over, MsmPlan::for_selected(1000, 600, Curve::G1, &config).unwrap());
+    assert_eq!(MsmPlan::for_witness(1000, 600, None, Curve::G2, &config).unwrap(), MsmPlan::for_selected(1000, 600, Curve::G2, &config).unwrap());
+    // All zeros and ones: one entry per selected scalar at most.
+    let flat = MsmPlan::for_witness(1 << 20, 1 << 20, Some(0), Curve::G1, &config).unwrap();
+    assert_eq!(flat.entries_max, 1 << 20);
+}
+
+/// Scalars like a witness: zeros and ones but for a fraction `general`.
+fn witness_scalars(rng: &mut ChaCha8Rng, n: usize, general: f64) -> Vec<Scalar> {
+    let mut s = scalars(rng, n);
+    for v in s.iter_mut() {
+        if !rng.gen_bool(general) {
+            *v = if rng.gen_bool(0.5) { Scalar::ZERO } else { Scalar::ONE };
+        }
+    }
+    s
+}
+
+fn is_general(s: &Scalar) -> bool {
+    !bool::from(s.is_zero()) && *s != Scalar::ONE
+}
+
+#[test]
+fn the_count_of_scalars_other_than_0_and_1_is_exact_and_bounds_the_digits() {
+    let (mut rng, seed) = seeded_rng("the_count_of_scalars_other_than_0_and_1_is_exact_and_bounds_the_digits");
+    for n in [0usize, 1, 31, 1000, 4097] {
+        let s = witness_scalars(&mut rng, n, 0.1);
+        let mut count = 7u32;
+        // SAFETY: n scalars as limbs, one count word.
+        unsafe { k::msm_count_general(s.as_ptr().cast(), n as u32, &mut count) };
+        assert_eq!(count as usize - 7, s.iter().filter(|v| is_general(v)).count(), "n = {n} (seed {seed})");
+    }
+    // Reduced scalars: the same as the digit kernels' kind; an unreduced
+    // one (limbs r + R, which stand for 1) counts, an overcount being safe.
+    for v in [Scalar::ZERO, Scalar::ONE, Scalar::from(2), r_minus(1)] {
+        let mont: [u64; 4] = limbs(&[v]).try_into().unwrap();
+        assert_eq!(general_mont(&mont), kind(&canonical(&v)) == Kind::Digits, "{v:?}");
+    }
+    let unreduced_one = {
+        let r = <cuzk_kernels::ff::bls12_381::FrConfig as cuzk_kernels::ff::mont::MontConfig<4>>::MODULUS;
+        let one: [u64; 4] = limbs(&[Scalar::ONE]).try_into().unwrap();
+        let (lo, carry) = r[0].overflowing_add(one[0]);
+        let mut l = [lo, r[1], r[2], r[3]];
+        let mut carry = carry as u64;
+        for i in 1..4 {
+            let (x, c1) = l[i].overflowing_add(one[i]);
+            let (x, c2) = x.overflowing_add(carry);
+            l[i] = x;
+            carry = (c1 | c2) as u64;
+        }
+        l
+    };
+    assert!(general_mont(&unreduced_one));
+}
+
+#[test]
+fn witness_msms_planned_for_their_general_count_match_blstrs() {
+    let (mut rng, seed) = seeded_rng("witness_msms_planned_for_their_general_count_match_blstrs");
+    for (n, general) in [(1usize, 0.0), (100, 0.0), (100, 1.0), (3000, 0.02), (3000, 0.1), (5000, 0.5)] {
+        let s = witness_scalars(&mut rng, n, general);
+        let b = bases::<G1>(&mut rng, n);
+        let count = s.iter().filter(|v| is_general(v)).count();
+        let want = naive::<G1>(b.iter().copied().zip(s.iter().copied()));
+        for config in [MsmConfig::default(), MsmConfig { chunk0: 4, ..MsmConfig::default() }] {
+            let got = host_msm_run::<G1>(&b, n, 0, &s, None, n, Some(count), &config);
+            assert!(got == want, "G1 n = {n}, {count} general, {config:?} (seed {seed})");
+        }
+        // Through a density: the count over all scalars bounds the selected ones'.
+        let (words, bits) = density(&mut rng, n, 0.3);
+        let selected: Vec<Scalar> = s.iter().zip(&bits).filter(|(_, b)| **b).map(|(v, _)| *v).collect();
+        let offset = 3;
+        let b2 = bases::<G2>(&mut rng, offset + selected.len());
+        let want = naive::<G2>(b2[offset..].iter().copied().zip(selected.iter().copied()));
+        let got = host_msm_run::<G2>(&b2, b2.len(), offset, &s, Some(&words), selected.len(), Some(count), &MsmConfig::default());
+        assert!(got == want, "G2 density n = {n}, {count} general (seed {seed})");
+    }
 }
 
 #[test]
@@ -646,7 +749,7 @@ where
     // (which must drop the later selected scalars, not overrun the arena).
     let keep = rng.gen_range(0..=ones);
     for (planned, kept) in [(n, ones), (ones, ones), (keep, keep)] {
-        let got = host_msm_run::<C>(&b, b.len(), offset, &s, Some(&words), planned, config);
+        let got = host_msm_run::<C>(&b, b.len(), offset, &s, Some(&words), planned, None, config);
         let selected = s
             .iter()
             .zip(&bits)
@@ -822,7 +925,7 @@ where
     match density_p {
         None => {
             let b = bases::<C>(rng, n);
-            let got = host_msm_run::<C>(&tables_of::<C>(&b, t, spacing), n, 0, &s, None, n, &config);
+            let got = host_msm_run::<C>(&tables_of::<C>(&b, t, spacing), n, 0, &s, None, n, None, &config);
             let want = naive::<C>(b.iter().copied().zip(s.iter().copied()));
             assert!(got == want, "tables: n = {n}, c = {c}, t = {t} (seed {seed})");
         }
@@ -832,7 +935,7 @@ where
             let offset = rng.gen_range(0..5);
             let per_table = offset + ones + rng.gen_range(0..3);
             let b = bases::<C>(rng, per_table);
-            let got = host_msm_run::<C>(&tables_of::<C>(&b, t, spacing), per_table, offset, &s, Some(&words), n, &config);
+            let got = host_msm_run::<C>(&tables_of::<C>(&b, t, spacing), per_table, offset, &s, Some(&words), n, None, &config);
             let selected = s.iter().zip(&bits).filter(|(_, bit)| **bit).map(|(s, _)| *s);
             let want = naive::<C>(b[offset..].iter().copied().zip(selected));
             assert!(got == want, "tables with density: n = {n}, c = {c}, t = {t}, p = {p} (seed {seed})");
@@ -1013,7 +1116,7 @@ fn padded_top_window_buckets_match_blstrs() {
         assert!(shape.hot_len == top_digit_max(c) && shape.hot_log > shape.cap_log, "c = {c}: {shape:?}");
         let all = if t > 1 { tables_of::<G1>(&b, t, table_spacing_bits(c)) } else { b.clone() };
         for (what, s) in [("random", &random), ("r - 1", &top), ("mixed", &mixed)] {
-            let got = host_msm_run::<G1>(&all, n, 0, s, None, n, &config);
+            let got = host_msm_run::<G1>(&all, n, 0, s, None, n, None, &config);
             let want = naive::<G1>(b.iter().copied().zip(s.iter().copied()));
             assert!(got == want, "{what}, c = {c}, t = {t} (seed {seed})");
         }

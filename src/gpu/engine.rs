@@ -174,6 +174,9 @@ struct WorkerSlot {
     /// A compiled job's satisfaction check: the first failing row, on the
     /// device and in pinned memory.
     first_bad: Mutex<(DeviceBuffer<u32>, LockedBuffer<u32>)>,
+    /// How many aux values of the staged witness are neither 0 nor 1
+    /// (device word and its pinned copy).
+    aux_general: Mutex<(DeviceBuffer<u32>, LockedBuffer<u32>)>,
     compute: Mutex<ComputeBuffers>,
     /// Recorded after each compute, for the next one on the device to wait on.
     computed: Marker,
@@ -271,6 +274,9 @@ pub struct GpuStaged {
     a_aux_ones: usize,
     b_input_ones: usize,
     b_aux_ones: usize,
+    /// How many aux values are neither 0 nor 1 (counted on the device): the
+    /// aux MSMs' window is chosen for that many (`MsmInput::general`).
+    aux_general: usize,
     /// The copy engine's time for the witness (zero if not measured).
     pub(crate) upload: Duration,
     /// Bytes read directly from pinned pool memory.
@@ -362,6 +368,10 @@ impl GpuEngine {
                     first_bad: Mutex::new((
                         DeviceBuffer::from_slice(&[u32::MAX]).map_err(|e| gpu_err("check word", e))?,
                         LockedBuffer::new(&u32::MAX, 1).map_err(|e| gpu_err("pinned check word", e))?,
+                    )),
+                    aux_general: Mutex::new((
+                        DeviceBuffer::from_slice(&[0u32]).map_err(|e| gpu_err("count word", e))?,
+                        LockedBuffer::new(&0u32, 1).map_err(|e| gpu_err("pinned count word", e))?,
                     )),
                     uploaded: Event::new(EventFlags::BLOCKING_SYNC).map_err(|e| gpu_err("event", e))?,
                     compute: Mutex::new(ComputeBuffers::new(&layout, arena_words)?),
@@ -495,6 +505,9 @@ impl GpuEngine {
         }
         drop((stager, turn));
         let Uploaded { direct, sent } = uploaded?;
+        // Counted on the device from the slot's own aux values (the MSMs'
+        // window is chosen for it, their sort's room bounded by it).
+        let aux_general = ws.aux_general.lock().unwrap_or_else(|e| e.into_inner()).1[0] as usize;
         if check {
             let first_bad = ws.first_bad.lock().unwrap_or_else(|e| e.into_inner()).1[0];
             if first_bad != u32::MAX {
@@ -521,6 +534,7 @@ impl GpuEngine {
             a_aux_ones: shape.a_aux_count,
             b_input_ones: shape.b_input_count,
             b_aux_ones: shape.b_aux_count,
+            aux_general,
             upload,
             pinned_bytes: direct,
             sent_bytes: sent,
@@ -575,6 +589,7 @@ impl GpuEngine {
                     sent += 32 * asg.aux.len();
                 }
             }
+            self.enqueue_count_general(ws, at(lay.aux_scalars_at()), asg.aux.len())?;
             self.enqueue_compiled(ws, check)?;
             ws.uploaded.record(&ws.stream).map_err(|e| gpu_err("record upload event", e))?;
             return Ok(Uploaded { direct, sent });
@@ -589,11 +604,32 @@ impl GpuEngine {
         }
         upload(stager, Part::Input, lay.scalars_at())?;
         upload(stager, Part::Aux, lay.aux_scalars_at())?;
+        self.enqueue_count_general(ws, at(lay.aux_scalars_at()), asg.aux.len())?;
         stager.upload(&ws.stream, at(lay.a_aux_density_at()), asg.a_aux_density.words())?;
         stager.upload(&ws.stream, at(lay.b_aux_density_at()), asg.b_aux_density.words())?;
         stager.upload(&ws.stream, at(lay.b_input_density_at()), asg.b_input_density.words())?;
         ws.uploaded.record(&ws.stream).map_err(|e| gpu_err("record upload event", e))?;
         Ok(Uploaded { direct, sent: asg.value_bytes() })
+    }
+
+    /// Counts the slot's aux values other than 0 and 1 on its stream, into
+    /// its pinned word (read once the upload's event has passed).
+    fn enqueue_count_general(&self, ws: &WorkerSlot, aux: DevicePointer<u64>, n: usize) -> Result<(), ProverError> {
+        let mut n = u32::try_from(n).map_err(|_| ProverError::Config("over 2^32 aux values".into()))?;
+        let mut word = ws.aux_general.lock().unwrap_or_else(|e| e.into_inner());
+        let (device, host) = &mut *word;
+        let (mut scalars, mut count) = (aux, device.as_device_ptr());
+        // SAFETY: one u32 of the slot's count word, on the slot's stream.
+        sys_check("reset count", unsafe { cust::sys::cuMemsetD32Async(count.as_raw(), 0, 1, ws.stream.as_inner()) })?;
+        let args = super::launch::kernel_args![scalars, n, count];
+        // SAFETY: `n` scalars at `aux` and the count word are the slot's,
+        // used only by its stream; the pinned copy is read only after the
+        // stream is past the download (the upload's event). A grid of at
+        // most 2^18 threads (a grid-stride loop) keeps the atomics few.
+        unsafe {
+            super::launch::launch_blocks_of(&self.devices[ws.device].module, &ws.stream, "msm_count_general", n.min(1 << 18), super::launch::BLOCK, &args)?;
+            device.async_copy_to(&mut host[..], &ws.stream).map_err(|e| gpu_err("count download", e))
+        }
     }
 
     /// After a witness-only upload: the densities copied in from the
@@ -727,11 +763,14 @@ impl GpuEngine {
                 // slot's buffers (layout arithmetic), `out` in its result buffer;
                 // all of them and the arena are reserved for the engine's life
                 // and used only by this slot's stream, which runs the MSMs one
-                // after another.
-                match msm.curve() {
+                // after another. `input.general` was counted on the device from
+                // the slot's aux values, which nothing changes until the
+                // proof is computed.
+                let plan = match msm.curve() {
                     MsmCurve::G1 => unsafe { msm_g1(gpu, &ws.stream, bases, &input, &self.msm_config, arena, out)? },
                     MsmCurve::G2 => unsafe { msm_g2(gpu, &ws.stream, bases, &input, &self.msm_config, arena, out)? },
                 };
+                log::trace!("slot {}: {msm:?} MSM, window {} bits for at most {} of {} scalars other than 0 and 1", st.slot, plan.c, plan.general, plan.selected);
                 self.msms_run.fetch_add(1, Ordering::Relaxed);
                 ran[msm as usize] = true;
             }
@@ -760,7 +799,11 @@ impl GpuEngine {
             ProofMsm::BG1Inputs | ProofMsm::BG2Inputs => (at(lay.scalars_at()), density(lay.b_input_density_at(), st.b_input_ones), 0),
             ProofMsm::BG1Aux | ProofMsm::BG2Aux => (at(lay.aux_scalars_at()), density(lay.b_aux_density_at(), st.b_aux_ones), st.b_input_ones),
         };
-        MsmInput { scalars, n: msm.scalars(lay), density, base_offset }
+        let general = match msm {
+            ProofMsm::L | ProofMsm::AAux | ProofMsm::BG1Aux | ProofMsm::BG2Aux => Some(st.aux_general),
+            _ => None,
+        };
+        MsmInput { scalars, n: msm.scalars(lay), density, base_offset, general }
     }
 
     /// Downloads a slot's contents (for tests and debugging; blocks).

@@ -222,6 +222,12 @@ pub struct MsmInput {
     pub density: Option<DeviceDensity>,
     /// The first base this MSM uses.
     pub base_offset: usize,
+    /// At most how many selected scalars are neither 0 nor 1, if known: the
+    /// window is chosen for that many and the sort's room is `general ·
+    /// windows + (selected − general)` entries (a witness of zeros and ones
+    /// needs far fewer buckets than its length). An undercount overruns
+    /// the arena: see the safety rules of [`msm_g1`].
+    pub general: Option<usize>,
 }
 
 /// Enqueues `Σ scalars[i] · bases[...]` in G1 on `stream`; the result (a
@@ -232,7 +238,8 @@ pub struct MsmInput {
 /// `input.scalars`, `input.density` and `out` must be valid device memory
 /// of the documented sizes in this device's context; the arena, the bases
 /// and those buffers must stay alive and untouched by other work until the
-/// stream has run the MSM.
+/// stream has run the MSM; `input.general`, if given, must be at least the
+/// number of selected scalars other than 0 and 1.
 pub unsafe fn msm_g1(
     gpu: &GpuDevice,
     stream: &Stream,
@@ -339,7 +346,7 @@ unsafe fn msm_enqueue(
     // Planned for the selected count (a smaller window and entry bound for
     // sparse densities) when the arena holds that plan, else for all `n`
     // scalars, which an arena of `msm_scratch_bytes(n, …)` always holds.
-    let plan = match MsmPlan::for_selected(input.n, used, curve, config) {
+    let plan = match MsmPlan::for_witness(input.n, used, input.general, curve, config) {
         Ok(p) if p.scratch_words() <= arena.len() => p,
         _ => plan(input.n, curve, config)?,
     };
@@ -430,6 +437,7 @@ fn msm_blocking(
         n: scalars.len(),
         density: density_buf.as_ref().zip(density).map(|(b, d)| DeviceDensity { words: b.as_device_ptr(), ones: d.count_ones() }),
         base_offset,
+        general: Some(crate::witness_classes::count_others(scalars)),
     };
     // SAFETY: every buffer is sized by the plan and outlives the
     // synchronize below.

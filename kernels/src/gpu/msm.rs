@@ -14,6 +14,22 @@ use crate::msm::digits::DigitArgs;
 use crate::msm::{accumulate, padded, reduce, scan, sort, tables};
 
 kernel! {
+    /// `*count +=` how many of the `n` scalars (Montgomery limbs) are neither
+    /// 0 nor 1 ([`crate::msm::digits::general_mont`]): what a witness MSM's
+    /// window is chosen for (`plan::MsmPlan::for_witness`).
+    fn msm_count_general(scalars: *const u64, n: u32, count: *mut u32) {
+        let mut mine = 0u32;
+        for i in crate::gpu::grid::indices(n) {
+            let s = core::ptr::read(scalars.add(i * 4) as *const [u64; 4]);
+            mine += crate::msm::digits::general_mont(&s) as u32;
+        }
+        if mine != 0 {
+            crate::msm::warp::atomic_add(count, mine);
+        }
+    }
+}
+
+kernel! {
     /// `out[i] = popcount(words[i])`, `n` threads.
     fn msm_popcount(words: *const u64, n: u32, out: *mut u32) {
         scan::popcount(words, n, out);

@@ -70,6 +70,20 @@ pub fn kind(s: &[u64; 4]) -> Kind {
     }
 }
 
+/// Whether a scalar in Montgomery form (as stored, before [`kind`]'s
+/// canonical form) is neither 0 nor 1. For a reduced scalar this is
+/// exactly `kind(..) == Kind::Digits`; an unreduced one only ever counts
+/// here, so a count of these bounds the scalars with digits from above.
+#[inline(always)]
+pub fn general_mont(s: &[u64; 4]) -> bool {
+    // Limb by limb: an array comparison becomes a `memcmp` call, which
+    // the PTX cannot link.
+    let one = Fr::ONE.limbs;
+    let zero = (s[0] | s[1] | s[2] | s[3]) == 0;
+    let is_one = ((s[0] ^ one[0]) | (s[1] ^ one[1]) | (s[2] ^ one[2]) | (s[3] ^ one[3])) == 0;
+    !zero && !is_one
+}
+
 /// The signed digits of one scalar, low window first, as `(magnitude,
 /// negative)`; magnitude 0 means "no entry in this window".
 ///

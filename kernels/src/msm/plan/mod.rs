@@ -30,9 +30,13 @@ pub use steps::*;
 pub struct MsmPlan {
     pub curve: Curve,
     pub n: u32,
-    /// Most scalars that take part (a density's set bits; `n` without one):
-    /// what the window and the entry bound are chosen for.
+    /// Most scalars that take part (a density's set bits; `n` without one).
     pub selected: u32,
+    /// Most of those that are neither 0 nor 1 (`selected` when not known):
+    /// what the window is chosen for. A 0 adds no entry and a 1 one (the
+    /// ones bucket), so a Groth16 witness, 98% zeros and ones, needs far
+    /// fewer buckets than its length suggests.
+    pub general: u32,
     pub c: u32,
     pub windows: u32,
     /// Tables of the bases (1: none) and bucket sets (`windows` without tables).
@@ -72,12 +76,22 @@ impl MsmPlan {
     /// first `selected` are dropped, so a bitmap with more set bits cannot
     /// overrun the arena.
     pub fn for_selected(n: usize, selected: usize, curve: Curve, config: &MsmConfig) -> Result<Self, &'static str> {
+        Self::for_witness(n, selected, None, curve, config)
+    }
+
+    /// As [`for_selected`](Self::for_selected), knowing that at most
+    /// `general` of the selected scalars are neither 0 nor 1: the window is
+    /// chosen for `general` scalars and the entries are bounded by
+    /// `general · windows + (selected − general)`. The bound must hold: more
+    /// such scalars than `general` overrun the arena's entries.
+    pub fn for_witness(n: usize, selected: usize, general: Option<usize>, curve: Curve, config: &MsmConfig) -> Result<Self, &'static str> {
         if n >= 1 << 31 {
             return Err("MSM: at most 2^31 - 1 scalars per call");
         }
         let selected = selected.min(n);
+        let general = general.map_or(selected, |g| g.min(selected));
         let c = if config.window_bits == 0 {
-            default_window_bits(selected)
+            default_window_bits(general.max(1))
         } else {
             config.window_bits
         };
@@ -101,7 +115,7 @@ impl MsmPlan {
         }
         let ones_key = sets << (c - 1);
         let n_keys = ones_key + 1;
-        let entries_max = selected as u64 * windows as u64;
+        let entries_max = general as u64 * windows as u64 + (selected - general) as u64;
         let padded_sort = match config.sort {
             Sort::Auto if tables > 1 => Some(padded_shape(c, windows, sets, selected as u64)),
             Sort::Auto | Sort::Counted => None,
@@ -259,6 +273,7 @@ impl MsmPlan {
             curve,
             n: n as u32,
             selected: selected as u32,
+            general: general as u32,
             c,
             windows,
             tables,
