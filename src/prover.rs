@@ -308,6 +308,9 @@ impl Prover {
         if !(1..=MAX_WORKERS_PER_DEVICE).contains(&config.workers_per_device) {
             return Err(ProverError::Config(format!("workers_per_device must be 1 to {MAX_WORKERS_PER_DEVICE}, not {}", config.workers_per_device)));
         }
+        if config.faults.contexts_per_gpu == Some(0) {
+            return Err(ProverError::Config("contexts_per_gpu must be at least 1 (no device would take a proof)".into()));
+        }
         let mut seen = std::collections::HashSet::new();
         if let Some(dup) = config.devices.iter().find(|&&d| !seen.insert(d)) {
             return Err(ProverError::Config(format!("GPU {dup} is listed twice in devices")));

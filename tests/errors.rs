@@ -103,6 +103,17 @@ fn a_device_listed_twice_is_a_config_error() {
 }
 
 #[test]
+fn zero_contexts_per_gpu_is_a_config_error_not_a_prover_without_devices() {
+    let mut rng = rng();
+    let params = params_for(TestCircuit::Square(None), &mut rng);
+    for backend in [Backend::Gpu, Backend::Auto, Backend::Cpu] {
+        let faults = cuzk::FaultPlan { contexts_per_gpu: Some(0), ..Default::default() };
+        let err = Prover::new(params.clone(), ProverConfig { backend, faults, ..Default::default() }).err().expect("refused");
+        assert!(matches!(err, ProverError::Config(ref m) if m.contains("contexts_per_gpu")), "{err}");
+    }
+}
+
+#[test]
 fn a_staged_proof_of_another_prover_is_refused() {
     let (a, mut rng) = square_prover();
     let (b, _) = square_prover();

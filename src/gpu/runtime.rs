@@ -1,5 +1,5 @@
-//! Device discovery: one primary context and one loaded kernel module per
-//! device.
+//! Device discovery: one context (the primary one, or for tests one of its
+//! own, `device_context`) and one loaded kernel module per device.
 
 use cust::device::{Device, DeviceAttribute};
 use cust::error::CudaError;
