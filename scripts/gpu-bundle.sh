@@ -29,9 +29,18 @@ for line in sys.stdin:
         if prefix is not None:
             shutil.copy(m["executable"], sys.argv[1] + "/bin/" + prefix + m["target"]["name"])
 ' "$out"
-# The real-PoRep example (feature porep: the storage-proofs crates).
-scripts/with-cuda.sh cargo build --release --features cuda,porep --example prove_porep
-cp target/release/examples/prove_porep "$out/bin/"
+# The PoRep examples and tests (feature porep: filecoin-proofs and the
+# storage-proofs crates); the tests marked ignore are the real setups.
+scripts/with-cuda.sh cargo build --release --features cuda,porep --example prove_porep --example porep_c2
+cp target/release/examples/prove_porep target/release/examples/porep_c2 "$out/bin/"
+scripts/with-cuda.sh cargo test --release --features cuda,porep --test porep --no-run --message-format=json | python3 -c '
+import json, sys, shutil
+for line in sys.stdin:
+    try: m = json.loads(line)
+    except ValueError: continue
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] == "porep":
+        shutil.copy(m["executable"], sys.argv[1] + "/bin/test-porep")
+' "$out"
 # PTX variants of the whole kernel crate (cut down to cubins below).
 mkdir -p "$out/ptx"
 ptx_variant() {  # name, extra rustc flags...

@@ -3,7 +3,7 @@
 # scripts/gpu-bundle.sh: the GPU tests, then the benches (arithmetic with
 # every multiplication variant, MSM with every register-cap variant, NTT).
 # Usage: scripts/gpu-measure.sh [tests] [arith] [msm] [msm-tables] [msm-windows] [ntt]
-# [ntt-variants] [ncu] [partition] [compiled] [porep] [overlap] [small-overlap] [sharing-sweep] [soak] [sanitize]
+# [ntt-variants] [ncu] [partition] [compiled] [porep] [c2] [overlap] [small-overlap] [sharing-sweep] [soak] [sanitize]
 # (default: tests arith msm ntt). GPU_TESTS="gpu_ntt
 # gpu_msm:g2_large" limits the tests to those binaries / filters.
 # Writes logs to ${OUT:-/tmp/cuzk-out}.
@@ -93,6 +93,23 @@ if want porep; then
     .gpu/bin/prove_porep --sector $sector --partitions 2 --challenges 1 --backend gpu --compare-bellperson 2>&1 | tee -a "$out/porep.txt"
   done
   echo "porep done at $(( $(date +%s) - t0 )) s"
+fi
+if want c2; then
+  # PoRep C2 (docs/PERFORMANCE.md, "PoRep C2"): real 2 KiB and 8 MiB sectors
+  # sealed with filecoin-proofs-api, a random setup into a temporary
+  # parameter cache (2 and 3 minutes), C2 on the GPU and the CPU checked by
+  # verify_seal and against bellperson, filecoin-proofs' own C2 as the
+  # anchor; then synthetic 32 GiB sectors (the circuit recorded once, about
+  # 100 s, and a 47 GB random parameter file: 60 GB of disk), one alone and
+  # three in a stream.
+  export FIL_PROOFS_PARAMETER_CACHE=${FIL_PROOFS_PARAMETER_CACHE:-/tmp/fil/params} FIL_PROOFS_PARENT_CACHE=${FIL_PROOFS_PARENT_CACHE:-/tmp/fil/parents}
+  mkdir -p "$FIL_PROOFS_PARAMETER_CACHE" "$FIL_PROOFS_PARENT_CACHE"
+  .gpu/bin/test-porep --ignored --nocapture --test-threads=1 2>&1 | tee "$out/c2-real.txt"
+  rm -rf "$FIL_PROOFS_PARAMETER_CACHE"  # the 32 GiB run needs the disk
+  for sectors in 1 3; do
+    RUST_LOG=info .gpu/bin/porep_c2 --synthetic 32GiB --random-params --backend gpu --sectors $sectors 2>&1 | tee "$out/c2-32g-$sectors.txt"
+  done
+  echo "c2 done at $(( $(date +%s) - t0 )) s"
 fi
 if want overlap; then
   # Workers sharing one GPU at a whole 32 GiB partition: 1 then 2 workers on

@@ -21,6 +21,9 @@ pub struct ProofJob {
     pub r: Scalar,
     /// See `r`.
     pub s: Scalar,
+    /// How long synthesizing the witness took (zero unless the prover
+    /// synthesized it).
+    pub(crate) synthesis: std::time::Duration,
 }
 
 /// Where a job's witness lives.
@@ -42,18 +45,18 @@ impl ProofJob {
     /// A job with the given r and s (bellperson's proof for the same r, s
     /// is bit-identical).
     pub fn with_randomness(assignment: Assignment, r: Scalar, s: Scalar) -> Self {
-        ProofJob { witness: Witness::Owned(assignment), witness_only: false, classes: None, r, s }
+        ProofJob { witness: Witness::Owned(assignment), witness_only: false, classes: None, r, s, synthesis: Default::default() }
     }
 
     /// A job of a witness alone (inputs with ONE first, aux), for a prover
     /// built with a compiled circuit ([`crate::Prover::with_compiled`]),
     /// which evaluates a, b, c itself.
     pub fn from_witness(input: Vec<Scalar>, aux: Vec<Scalar>, r: Scalar, s: Scalar) -> Self {
-        ProofJob { witness: Witness::Owned(Assignment { input, aux, ..Assignment::default() }), witness_only: true, classes: None, r, s }
+        ProofJob { witness: Witness::Owned(Assignment { input, aux, ..Assignment::default() }), witness_only: true, classes: None, r, s, synthesis: Default::default() }
     }
 
     pub(crate) fn pooled(witness: PooledWitness, witness_only: bool, r: Scalar, s: Scalar) -> Self {
-        ProofJob { witness: Witness::Pooled(witness), witness_only, classes: None, r, s }
+        ProofJob { witness: Witness::Pooled(witness), witness_only, classes: None, r, s, synthesis: Default::default() }
     }
 
     /// Encodes a witness-only job's aux values as classes (0, 1, other:
@@ -66,6 +69,17 @@ impl ProofJob {
             let aux = &self.assignment().aux;
             self.classes = ClassedValues::encode(aux, aux.len() / 4);
         }
+        self
+    }
+
+    /// How long the prover took to synthesize this job's witness (zero for
+    /// a job made from an assignment or witness).
+    pub fn synthesis_time(&self) -> std::time::Duration {
+        self.synthesis
+    }
+
+    pub(crate) fn synthesized_in(mut self, time: std::time::Duration) -> Self {
+        self.synthesis = time;
         self
     }
 

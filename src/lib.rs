@@ -25,6 +25,8 @@ mod job;
 pub mod params;
 pub mod params_file;
 mod params_source;
+#[cfg(feature = "porep")]
+pub mod porep;
 mod prover;
 mod slots;
 #[cfg(any(feature = "cuda", test))]

@@ -431,8 +431,9 @@ impl Prover {
     /// Synthesizes into a pool buffer if one is free, else a plain one,
     /// then takes r, s (drawn after synthesis, as bellperson draws them).
     fn job_with<C: Circuit<Scalar>>(&self, circuit: C, r_s: impl FnOnce() -> (Scalar, Scalar)) -> Result<ProofJob, ProverError> {
+        let start = Instant::now();
         let witness_only = self.compiled.is_some();
-        match self.witnesses.as_ref().and_then(|p| p.try_take()) {
+        let job = match self.witnesses.as_ref().and_then(|p| p.try_take()) {
             Some(mut witness) => {
                 let cap = witness.capacity();
                 if witness_only {
@@ -441,19 +442,20 @@ impl Prover {
                     synthesize_into(circuit, witness.assignment_mut(), Some(cap))?;
                 }
                 let (r, s) = r_s();
-                Ok(self.classed(ProofJob::pooled(witness, witness_only, r, s)))
+                self.classed(ProofJob::pooled(witness, witness_only, r, s))
             }
             None if witness_only => {
                 let (input, aux) = synthesize_witness(circuit)?;
                 let (r, s) = r_s();
-                Ok(self.classed(ProofJob::from_witness(input, aux, r, s)))
+                self.classed(ProofJob::from_witness(input, aux, r, s))
             }
             None => {
                 let assignment = synthesize(circuit)?;
                 let (r, s) = r_s();
-                Ok(ProofJob::with_randomness(assignment, r, s))
+                ProofJob::with_randomness(assignment, r, s)
             }
-        }
+        };
+        Ok(job.synthesized_in(start.elapsed()))
     }
 
     /// Phase one: checks the job against the parameters, waits for a free
@@ -515,6 +517,7 @@ impl Prover {
     fn prestage_here(&self, job: ProofJob, no_wait: Option<()>) -> Result<Staged, TryPrestageError> {
         let start = Instant::now();
         let witness_only = job.is_witness_only();
+        let synthesis = job.synthesis;
         let (shape, job) = self.shape_of(job)?;
         // On the CPU a witness-only job came back with a, b, c evaluated.
         let cpu_abc = if witness_only && !job.is_witness_only() { start.elapsed() } else { Default::default() };
@@ -533,7 +536,7 @@ impl Prover {
                 None => return Err(TryPrestageError::Busy(job)),
             },
         };
-        let mut timings = PhaseTimings { abc: cpu_abc, worker: Some(slot.index), ..Default::default() };
+        let mut timings = PhaseTimings { synthesis, abc: cpu_abc, worker: Some(slot.index), ..Default::default() };
         let inner = match &self.engine {
             Engine::Cpu => StagedInner::Cpu(host_pool::run(|| cpu::prestage(job))),
             #[cfg(feature = "cuda")]
@@ -710,13 +713,38 @@ impl Prover {
         stop: &AtomicBool,
         on_done: impl Fn(usize, &Result<Proof<Bls12>, ProverError>) + Sync,
     ) -> Vec<Result<Proof<Bls12>, ProverError>> {
+        self.batch(circuits, randomness, stop, |result| result.map(|(proof, _)| proof), on_done)
+    }
+
+    /// `prove_batch_until` with each proof's phase timings, synthesis
+    /// included ([`PhaseTimings::synthesis`]).
+    pub fn prove_batch_timed<C: Circuit<Scalar> + Send>(
+        &self,
+        circuits: Vec<C>,
+        randomness: Vec<(Scalar, Scalar)>,
+        stop: &AtomicBool,
+        on_done: impl Fn(usize, &Result<(Proof<Bls12>, PhaseTimings), ProverError>) + Sync,
+    ) -> Vec<Result<(Proof<Bls12>, PhaseTimings), ProverError>> {
+        self.batch(circuits, randomness, stop, |result| result, on_done)
+    }
+
+    /// The batch pipeline, each result passed through `finish` before
+    /// `on_done` sees it and it is kept.
+    fn batch<C: Circuit<Scalar> + Send, T: Send>(
+        &self,
+        circuits: Vec<C>,
+        randomness: Vec<(Scalar, Scalar)>,
+        stop: &AtomicBool,
+        finish: impl Fn(Result<(Proof<Bls12>, PhaseTimings), ProverError>) -> Result<T, ProverError> + Sync,
+        on_done: impl Fn(usize, &Result<T, ProverError>) + Sync,
+    ) -> Vec<Result<T, ProverError>> {
         let count = circuits.len();
         let stopped = || stop.load(Ordering::Acquire);
         if randomness.len() != count {
             let err = || Err(ProverError::WrongLength { what: "randomness (r, s) pairs", expected: count, got: randomness.len() });
             return (0..count).map(|_| err()).collect();
         }
-        let results: Mutex<Vec<Option<Result<Proof<Bls12>, ProverError>>>> = Mutex::new((0..count).map(|_| None).collect());
+        let results: Mutex<Vec<Option<Result<T, ProverError>>>> = Mutex::new((0..count).map(|_| None).collect());
         // Per GPU: proofs made and their device time (H step and MSMs).
         let device_busy: Mutex<std::collections::BTreeMap<u32, (usize, Duration)>> = Mutex::default();
         let batch_start = Instant::now();
@@ -749,15 +777,15 @@ impl Prover {
                     // (its witness buffer goes back to the pool).
                     let job = job.and_then(|job| if stopped() { Err(ProverError::Cancelled) } else { Ok(job) });
                     let result = job.and_then(|job| self.prove_job_catching_panics(job));
-                    let result = result.map(|(proof, timings)| {
+                    if let Ok((_, timings)) = &result {
                         if let Some(device) = timings.device {
                             let mut busy = device_busy.lock().unwrap_or_else(|e| e.into_inner());
                             let entry = busy.entry(device).or_default();
                             *entry = (entry.0 + 1, entry.1 + timings.ntt + timings.msm);
                         }
                         debug!("proof {i} of the batch: {}", timings.timeline(batch_start));
-                        proof
-                    });
+                    }
+                    let result = finish(result);
                     on_done(i, &result);
                     results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);
                 });

@@ -6,6 +6,10 @@ use std::time::{Duration, Instant};
 /// How long each phase of one proof took, and when it ran.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PhaseTimings {
+    /// Synthesis of the job's witness (`Prover::job`, `prove_batch`), before
+    /// the proof's phases: not part of `total`. Zero for a job made from an
+    /// existing assignment or witness.
+    pub synthesis: Duration,
     /// Validation and witness preparation (GPU: waiting for the device's
     /// upload turn, and the upload).
     pub prestage: Duration,
@@ -71,6 +75,9 @@ impl PhaseTimings {
 
 impl fmt::Display for PhaseTimings {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.synthesis.is_zero() {
+            write!(f, "synthesis {:.3?}, ", self.synthesis)?;
+        }
         write!(
             f,
             "prestage {:.3?} (upload {:.3?}, a·b·c {:.3?}), ntt {:.3?}, msm {:.3?}, assemble {:.3?}, verify {:.3?}, total {:.3?}",

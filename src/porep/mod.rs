@@ -1,0 +1,36 @@
+//! Filecoin PoRep C2 (feature `porep`): a C1 output in, filecoin-proofs'
+//! C2 bytes out, accepted by its `verify_seal`.
+//!
+//! ```text
+//! C1 bytes ──C1Output::parse──► C1Output ──SealProver::circuits──► a circuit per partition
+//!     (JSON, bincode, Curio's wrapper)        (storage-proofs' StackedCompound)
+//!                                    │
+//!          SealProver::prove_sectors ▼  witness-only synthesis in parallel,
+//!                                       the compiled circuit's a·b·c and the
+//!                                       Groth16 proof on the GPU, per partition
+//!                                    │
+//!                                    ▼  partition proofs, compressed, concatenated;
+//!                                       verify_seal before return
+//! ```
+//!
+//! A [`SealProver`] is built once per registered proof: its compiled
+//! circuit comes from a cache file ([`circuit_cache`]), recorded from the
+//! blank circuit the first time; its parameters from filecoin-proofs'
+//! parameter cache. [`synthetic`] makes C1 outputs of any sector size
+//! without sealing one (for full-size runs).
+
+mod c1;
+pub mod circuit_cache;
+mod circuits;
+mod error;
+mod seal_prover;
+mod shape;
+pub mod synthetic;
+
+pub use c1::{C1Form, C1Output};
+pub use circuit_cache::CircuitOrigin;
+pub use circuits::{check_replica_id, prover_id_from_miner, sector_circuits, SectorCircuits, SectorIds};
+pub use error::PorepError;
+pub use seal_prover::{compiled_circuit, default_params_file, parameter_identifier, SealProof, SealProver, SealProverConfig, SealRequest};
+pub use shape::{check_supported, parse_sector_size, registered_proof_for, sector_bytes, sector_size_name, PorepCircuit, ShapeTree, SECTOR_SIZES};
+pub use filecoin_proofs_api::RegisteredSealProof;
