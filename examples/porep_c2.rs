@@ -69,6 +69,9 @@ struct Args {
     /// Write each sector's proof bytes to DIR/<sector>.proof.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Write the synthetic C1 outputs to DIR/<sector>.c1.json in Curio's wrapper (timing the read back) and stop.
+    #[arg(long, requires = "synthetic")]
+    write_c1: Option<PathBuf>,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -101,6 +104,23 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
             .map(|i| Ok(SealRequest { c1: synthetic_c1(proof, args.seed + i)?, ids: SectorIds { prover_id, sector_id: args.sector_id + i } }))
             .collect::<Result<Vec<_>, cuzk::porep::PorepError>>()?;
         println!("{} synthetic {proof:?} C1 output(s) in {:.3?}", requests.len(), t.elapsed());
+        if let Some(dir) = &args.write_c1 {
+            std::fs::create_dir_all(dir)?;
+            for request in &requests {
+                let t = Instant::now();
+                let bytes = request.c1.to_curio_wrapper(request.ids.sector_id);
+                let written = t.elapsed();
+                let t = Instant::now();
+                let back = C1Output::parse(&bytes, proof)?;
+                if back.to_api_json() != request.c1.to_api_json() {
+                    return Err("a synthetic C1 output does not read back as written".into());
+                }
+                let path = dir.join(format!("{}.c1.json", request.ids.sector_id));
+                std::fs::write(&path, &bytes)?;
+                println!("{}: {:.1} MB in Curio's wrapper, written in {written:.3?}, parsed in {:.3?}", path.display(), bytes.len() as f64 / 1e6, t.elapsed());
+            }
+            return Ok(true);
+        }
         (proof, requests, true)
     } else {
         let files = args.c1.iter().map(|p| std::fs::read(p).map(|b| (p, b))).collect::<Result<Vec<_>, _>>()?;

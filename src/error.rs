@@ -49,7 +49,7 @@ pub enum ProverError {
 
     #[error(transparent)]
     /// A parameter file that cannot be used.
-    ParamsFile(#[from] crate::params_file::ParamsFileError),
+    ParamsFile(#[from] crate::parameters::params_file::ParamsFileError),
 
     #[error(transparent)]
     /// A compiled-circuit file that cannot be used.

@@ -11,41 +11,31 @@
 //! [`Prover::compute`]; see [`Prover`].
 #![warn(missing_docs)]
 
-mod assemble;
-pub mod assignment;
 pub mod compiled;
 pub mod cpu;
-pub mod density;
 mod error;
-mod faults;
 #[cfg(feature = "cuda")]
 pub mod gpu;
-mod host_pool;
-mod job;
-pub mod params;
-pub mod params_file;
-mod params_source;
+pub mod parameters;
 #[cfg(feature = "porep")]
 pub mod porep;
 mod prover;
-mod slots;
-#[cfg(any(feature = "cuda", test))]
-mod subgroup;
-mod synthesis_budget;
 pub mod synthetic;
-mod timings;
-mod witness_classes;
-mod witness_pool;
+pub mod witness;
 
-pub use assemble::{assemble, MsmResults};
-pub use assignment::{synthesize, synthesize_batch, Assignment};
+// The public modules by their names before the grouping (`cuzk::params_file`, …).
+pub use parameters::{params, params_file};
+pub use witness::{assignment, density};
+
 pub use compiled::{synthesize_witness, CompiledCircuit, CompiledFileError};
 pub use error::{ProverError, Result, TryPrestageError};
+pub use parameters::params::{ProofShape, QueryLengths};
+pub use parameters::params_file::{ParamsFile, ParamsFileError, PointProblem, Query};
+pub use parameters::source::ParamsSource;
 #[doc(hidden)]
-pub use faults::FaultPlan;
-pub use job::{random_r_s, ProofJob};
-pub use params::{ProofShape, QueryLengths};
-pub use params_file::{ParamsFile, ParamsFileError, PointProblem, Query};
-pub use params_source::ParamsSource;
+pub use prover::faults::FaultPlan;
+pub use prover::assemble::{assemble, MsmResults};
+pub use prover::timings::PhaseTimings;
 pub use prover::{Backend, ComputeSharing, Prover, ProverConfig, Staged, MAX_WORKERS_PER_DEVICE};
-pub use timings::PhaseTimings;
+pub use witness::assignment::{synthesize, synthesize_batch, Assignment};
+pub use witness::job::{random_r_s, ProofJob};

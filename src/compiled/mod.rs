@@ -20,10 +20,10 @@ mod witness;
 use blstrs::Scalar;
 use rayon::prelude::*;
 
-use crate::assignment::Assignment;
-use crate::density::Density;
+use crate::witness::assignment::Assignment;
+use crate::witness::density::Density;
 use crate::error::ProverError;
-use crate::params::ProofShape;
+use crate::parameters::params::ProofShape;
 pub use cuzk_kernels::r1cs::{column, coeff, entry, COEFF_MINUS_ONE, COEFF_ONE};
 pub use file::CompiledFileError;
 pub use witness::synthesize_witness;

@@ -8,7 +8,7 @@ use ff::{Field, PrimeField};
 use rayon::prelude::*;
 
 use super::{entry, CompiledCircuit, SparseRows, COEFF_MINUS_ONE, COEFF_ONE};
-use crate::assignment::panic_message;
+use crate::witness::assignment::panic_message;
 use crate::error::ProverError;
 
 /// Marks an aux column while recording: the input count is known only at

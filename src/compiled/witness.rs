@@ -10,9 +10,9 @@ use bellperson::{Circuit, ConstraintSystem, Index, LinearCombination, SynthesisE
 use blstrs::Scalar;
 use ff::Field;
 
-use crate::assignment::{panic_message, Assignment};
+use crate::witness::assignment::{panic_message, Assignment};
 use crate::error::ProverError;
-use crate::witness_pool::WitnessCapacity;
+use crate::witness::pool::WitnessCapacity;
 
 /// Runs `circuit` for its witness: (inputs with ONE first, aux).
 pub fn synthesize_witness<C: Circuit<Scalar>>(circuit: C) -> Result<(Vec<Scalar>, Vec<Scalar>), ProverError> {

@@ -7,10 +7,10 @@ use blstrs::Bls12;
 
 use super::h_rayon::h_coefficients;
 use super::msm::{msm_g1, msm_g2, select_dense, to_bytes, ScalarBytes};
-use crate::assemble::{assemble, MsmResults};
+use crate::prover::assemble::{assemble, MsmResults};
 use crate::error::ProverError;
-use crate::job::ProofJob;
-use crate::timings::PhaseTimings;
+use crate::witness::job::ProofJob;
+use crate::prover::timings::PhaseTimings;
 
 /// A job whose witness is in the form the MSMs read: canonical bytes, already
 /// gathered per density.

@@ -25,7 +25,7 @@ const MIN_BUTTERFLIES: usize = 1 << 10;
 /// there (a·b − c) / Z with Z = g^(2^k) − 1 everywhere; interpolated back
 /// from the coset.
 pub(crate) fn h_coefficients(a: Vec<Scalar>, b: Vec<Scalar>, c: Vec<Scalar>) -> Result<Vec<Scalar>, ProverError> {
-    let log_n = crate::params::log_domain(a.len().max(b.len()).max(c.len()))?;
+    let log_n = crate::parameters::params::log_domain(a.len().max(b.len()).max(c.len()))?;
     let n = 1usize << log_n;
     let omega = Scalar::ROOT_OF_UNITY.pow_vartime([1u64 << (Scalar::S - log_n)]);
     let domain = Domain::new(omega, n);

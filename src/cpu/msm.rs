@@ -11,7 +11,7 @@ use ff::PrimeField;
 use group::Group;
 use rayon::prelude::*;
 
-use crate::density::Density;
+use crate::witness::density::Density;
 
 /// A scalar in the canonical little-endian byte form blst's MSM reads.
 pub type ScalarBytes = [u8; 32];

@@ -47,18 +47,18 @@ use super::vram::{gib, VramBudget};
 use super::wait;
 use super::runtime::open_devices;
 use super::{gpu_err, sys_check, GpuDevice};
-use crate::assemble::assemble;
+use crate::prover::assemble::assemble;
 use crate::compiled::CompiledCircuit;
 use crate::error::ProverError;
-use crate::faults::{Fault, Faults};
-use crate::job::ProofJob;
-use crate::params::ProofShape;
-use crate::params_file::Query;
-use crate::params_source::ParamsSource;
+use crate::prover::faults::{Fault, Faults};
+use crate::witness::job::ProofJob;
+use crate::parameters::params::ProofShape;
+use crate::parameters::params_file::Query;
+use crate::parameters::source::ParamsSource;
 use super::params_upload::FileLoader;
 use crate::prover::ProverConfig;
-use crate::timings::PhaseTimings;
-use crate::witness_pool::Part;
+use crate::prover::timings::PhaseTimings;
+use crate::witness::pool::Part;
 
 /// What all workers of one device share: the read-only bases and tables,
 /// and the order of their uploads and computes.
@@ -836,7 +836,7 @@ struct Uploaded {
 }
 
 /// Words a classed witness takes in the slot's scratch.
-fn classes_words(c: &crate::witness_classes::ClassedValues) -> usize {
+fn classes_words(c: &crate::witness::classes::ClassedValues) -> usize {
     c.classes.len() + c.chunk_start.len().div_ceil(2) + c.others.len() * FR_WORDS
 }
 

@@ -1,12 +1,12 @@
 //! Pinning host memory with the CUDA driver (`cuMemHostRegister`), for the
-//! reusable witness buffers of `crate::witness_pool`: the copy engine reads
+//! reusable witness buffers of `crate::witness::pool`: the copy engine reads
 //! registered memory directly, at the link's speed, with no staging copy.
 
 use log::warn;
 
 use super::device_context::DeviceContext;
 
-use crate::witness_pool::HostPinner;
+use crate::witness::pool::HostPinner;
 
 /// Registers memory as portable (usable from every context), under a
 /// held reference to one device's context, which therefore outlives every

@@ -28,7 +28,7 @@ use super::bound_buffer::BoundBuffer;
 use super::elementwise::scalar_limbs;
 use super::launch::launch_blocks_of;
 use super::{gpu_err, sys_check, GpuDevice};
-use crate::density::Density;
+use crate::witness::density::Density;
 use crate::error::ProverError;
 
 // Kernel `u32` parameters are passed as pointers to `u64` values (see
@@ -437,7 +437,7 @@ fn msm_blocking(
         n: scalars.len(),
         density: density_buf.as_ref().zip(density).map(|(b, d)| DeviceDensity { words: b.as_device_ptr(), ones: d.count_ones() }),
         base_offset,
-        general: Some(crate::witness_classes::count_others(scalars)),
+        general: Some(crate::witness::classes::count_others(scalars)),
     };
     // SAFETY: every buffer is sized by the plan and outlives the
     // synchronize below.

@@ -22,8 +22,8 @@ use super::upload::{PinnedStager, CHUNK_BYTES};
 use super::compute_order::Marker;
 use super::{gpu_err, wait, GpuDevice};
 use crate::error::ProverError;
-use crate::params_file::{ParamsFile, ParamsFileError, PointProblem, Query};
-use crate::subgroup::subgroup_constants;
+use crate::parameters::params_file::{ParamsFile, ParamsFileError, PointProblem, Query};
+use crate::parameters::subgroup::subgroup_constants;
 
 /// What the bases' loading on one device shares: the staging chunks, two
 /// streams and the constants of the subgroup check.

@@ -2,12 +2,12 @@
 //! sizes and places in a worker's result buffer, and the results read back.
 
 use blstrs::{G1Projective, G2Projective};
-use crate::params::QueryLengths;
+use crate::parameters::params::QueryLengths;
 use group::Group;
 
 use super::msm::{g1_from_result_words, g2_from_result_words, MsmCurve};
 use super::slot_layout::SlotLayout;
-use crate::assemble::MsmResults;
+use crate::prover::assemble::MsmResults;
 
 /// The eight MSMs of a proof, in the order they run on a worker's stream
 /// and their results lie in its result buffer (as in `cpu::compute`).

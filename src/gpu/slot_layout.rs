@@ -1,6 +1,6 @@
 //! Where a witness lives in a worker's VRAM slot.
 
-use crate::params::QueryLengths;
+use crate::parameters::params::QueryLengths;
 
 pub(super) const FR_WORDS: usize = 4;
 

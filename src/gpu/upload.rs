@@ -55,7 +55,7 @@ impl PinnedStager {
             // Unrecorded events report complete, so the first use never waits.
             self.drained[k].synchronize().map_err(|e| gpu_err("staging event", e))?;
             let chunk: &mut [u8] = bytemuck::cast_slice_mut(&mut self.chunks[k][..]);
-            crate::host_pool::run(|| {
+            crate::prover::host_pool::run(|| {
                 chunk[..piece.len()]
                     .par_chunks_mut(COPY_BYTES)
                     .zip(piece.par_chunks(COPY_BYTES))

@@ -1,7 +1,7 @@
 //! How much VRAM a GPU engine reserves on one device, checked before
 //! anything is allocated.
 
-use crate::params::QueryLengths;
+use crate::parameters::params::QueryLengths;
 use cuzk_kernels::ntt::TableLayout;
 
 use super::msm::MsmCurve;

@@ -271,7 +271,7 @@ impl WitnessStats {
 /// circuit (synthesis alone takes minutes at 10^8 constraints): prove it
 /// with `check_satisfied: false` and [`random_parameters`] of its shape.
 pub fn random_assignment(constraints: usize, inputs: usize, aux: usize, stats: WitnessStats, seed: u64) -> crate::Assignment {
-    use crate::density::Density;
+    use crate::witness::density::Density;
     let (input, aux_values) = random_witness(inputs, aux, stats, seed);
     let density = |fraction: f64, salt: u64| {
         let mut d = Density::default();

@@ -4,7 +4,7 @@
 //! a 32 GiB PoRep partition), so one per core can exceed a large host's
 //! memory where a crash would lose the whole batch.
 
-use crate::params::QueryLengths;
+use crate::parameters::params::QueryLengths;
 
 /// Share of the available memory the waiting witnesses may take.
 const MEMORY_SHARE: f64 = 0.8;

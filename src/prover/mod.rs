@@ -1,5 +1,11 @@
 //! The public prover: two explicit phases per proof, pipelined over workers.
 
+pub(crate) mod assemble;
+pub(crate) mod faults;
+pub(crate) mod host_pool;
+pub(crate) mod slots;
+pub(crate) mod timings;
+
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -10,18 +16,17 @@ use blstrs::{Bls12, Scalar};
 use log::{debug, error, info};
 use rand_core::RngCore;
 
-use crate::assignment::{panic_message, synthesize, synthesize_into, Assignment};
+use crate::witness::assignment::{panic_message, synthesize, synthesize_into, Assignment};
 use crate::compiled::{synthesize_witness, synthesize_witness_into, CompiledCircuit};
 use crate::cpu;
-use crate::host_pool;
 use crate::error::{ProverError, TryPrestageError};
-use crate::job::{random_r_s, ProofJob};
-use crate::params::{ProofShape, QueryLengths};
-use crate::params_source::ParamsSource;
-use crate::slots::{SlotGuard, SlotPool};
-use crate::synthesis_budget;
-use crate::timings::PhaseTimings;
-use crate::witness_pool::WitnessPool;
+use crate::witness::job::{random_r_s, ProofJob};
+use crate::parameters::params::{ProofShape, QueryLengths};
+use crate::parameters::source::ParamsSource;
+use crate::prover::slots::{SlotGuard, SlotPool};
+use crate::witness::synthesis_budget;
+use crate::prover::timings::PhaseTimings;
+use crate::witness::pool::WitnessPool;
 
 /// Where proofs are computed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -91,7 +96,7 @@ pub struct ProverConfig {
     pub gpu_timeout: Option<std::time::Duration>,
     /// Test hook: GPU operations made to fail (see `FaultPlan`).
     #[doc(hidden)]
-    pub faults: crate::faults::FaultPlan,
+    pub faults: crate::prover::faults::FaultPlan,
 }
 
 /// Most workers per device: each holds a VRAM slot of a whole witness and
@@ -856,8 +861,8 @@ fn witness_pool(engine: &Engine, witness_only: bool, max: usize) -> Option<Witne
             let lay = gpu.layout();
             // A compiled prover's jobs hold the witness alone: no a, b, c.
             let evaluations = if witness_only { 0 } else { lay.domain };
-            let capacity = crate::witness_pool::WitnessCapacity { evaluations, inputs: lay.inputs, aux: lay.aux() };
-            let pinner = Box::new(crate::gpu::CudaPinner::new(&gpu.devices()[0])) as Box<dyn crate::witness_pool::HostPinner>;
+            let capacity = crate::witness::pool::WitnessCapacity { evaluations, inputs: lay.inputs, aux: lay.aux() };
+            let pinner = Box::new(crate::gpu::CudaPinner::new(&gpu.devices()[0])) as Box<dyn crate::witness::pool::HostPinner>;
             Some(WitnessPool::new(max, capacity, Some(pinner)))
         }
     }
@@ -872,7 +877,7 @@ fn engine_name(engine: &Engine) -> &'static str {
 }
 
 /// A parameter file's bases decoded into host memory, for the CPU backend.
-fn read_on_cpu(file: &crate::params_file::ParamsFile) -> Result<Parameters<Bls12>, ProverError> {
+fn read_on_cpu(file: &crate::parameters::params_file::ParamsFile) -> Result<Parameters<Bls12>, ProverError> {
     let start = Instant::now();
     let params = file.read_parameters()?;
     info!("parameters of {} decoded on the CPU in {:.2} s", file.path().display(), start.elapsed().as_secs_f64());

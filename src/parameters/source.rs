@@ -6,8 +6,8 @@ use std::sync::Arc;
 use bellperson::groth16::{Parameters, VerifyingKey};
 use blstrs::Bls12;
 
-use crate::params::QueryLengths;
-use crate::params_file::ParamsFile;
+use crate::parameters::params::QueryLengths;
+use crate::parameters::params_file::ParamsFile;
 
 /// The parameters a [`crate::Prover`] is built from. Anything that turns
 /// into one can be given to `Prover::new`: `Parameters<Bls12>`, an `Arc`

@@ -29,7 +29,7 @@ use std::time::Instant;
 use blstrs::Scalar;
 use log::{debug, info};
 
-use crate::assignment::Assignment;
+use crate::witness::assignment::Assignment;
 
 /// Parts smaller than this are not pinned: their staged copy costs nothing.
 /// (A part sharing a page with a part pinned before is refused by the

@@ -12,9 +12,9 @@ use blstrs::Scalar;
 use ff::Field;
 use rayon::prelude::*;
 
-use crate::density::Density;
+use crate::witness::density::Density;
 use crate::error::ProverError;
-use crate::witness_pool::WitnessCapacity;
+use crate::witness::pool::WitnessCapacity;
 
 /// A synthesized circuit: everything the proving phases need, nothing else.
 #[derive(Clone, Debug, Default, PartialEq)]

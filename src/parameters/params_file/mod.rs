@@ -31,7 +31,7 @@ use memmap2::Mmap;
 pub use error::{ParamsFileError, PointProblem};
 pub use writer::write_random_params_file;
 
-use crate::params::QueryLengths;
+use crate::parameters::params::QueryLengths;
 
 /// Bytes of an uncompressed G1 point.
 pub const G1_BYTES: usize = 96;
@@ -251,7 +251,7 @@ mod tests {
     use group::{Curve, Group};
     use rand::SeedableRng;
 
-    use crate::subgroup::subgroup_constants;
+    use crate::parameters::subgroup::subgroup_constants;
 
     /// The decoding kernels, run on the host: `(decoded words, first bad key)`.
     fn run_kernel(encoded: &[u8], g2: bool, subgroup: bool) -> (Vec<u64>, u64) {

@@ -10,7 +10,7 @@ use blstrs::{G1Projective, G2Projective};
 use group::{Curve, Group};
 use rand_core::RngCore;
 
-use crate::params::QueryLengths;
+use crate::parameters::params::QueryLengths;
 
 /// Distinct random points per curve; longer queries repeat them.
 const POOL: usize = 1024;

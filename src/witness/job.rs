@@ -4,9 +4,9 @@ use blstrs::Scalar;
 use ff::Field;
 use rand_core::RngCore;
 
-use crate::assignment::Assignment;
-use crate::witness_classes::ClassedValues;
-use crate::witness_pool::PooledWitness;
+use crate::witness::assignment::Assignment;
+use crate::witness::classes::ClassedValues;
+use crate::witness::pool::PooledWitness;
 
 /// One proof request: a synthesized witness and its blinding factors.
 pub struct ProofJob {

@@ -9,7 +9,7 @@ use bellperson::groth16::{Parameters, VerifyingKey};
 use blstrs::Bls12;
 use group::prime::PrimeCurveAffine;
 
-use crate::assignment::Assignment;
+use crate::witness::assignment::Assignment;
 use crate::error::ProverError;
 
 /// How many bases each query of a set of Groth16 parameters holds.
