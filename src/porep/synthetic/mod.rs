@@ -112,7 +112,9 @@ fn generate<Tree: ShapeTree>(proof: RegisteredSealProof, config: &PoRepConfig, s
             let mut distinct = Vec::with_capacity(taken);
             for (i, &p) in parents.iter().take(taken).enumerate() {
                 let parent_layer = if i < drg { layer } else { layer - 1 };
-                if parents_of.contains_key(&p) && (p > c || (p == c && parent_layer == layer)) {
+                // A challenged base parent must be labeled before its child
+                // in the same layer (expansion parents are of the layer below).
+                if parent_layer == layer && p >= c && parents_of.contains_key(&p) {
                     return Err(PorepError::InvalidC1(format!("node {c}'s parent {p} at layer {parent_layer} is not labeled before it")));
                 }
                 distinct.push(rows[&p][parent_layer - 1]);
