@@ -73,10 +73,7 @@ impl C1Output {
         } else {
             let keys: Keys = serde_json::from_slice(bytes).map_err(|e| format_error("JSON")(&e))?;
             if keys.phase1_out.is_some() {
-                let wrapper: CurioWrapper = serde_json::from_slice(bytes).map_err(|e| format_error("Curio's C1 wrapper")(&e))?;
-                let inner = base64::engine::general_purpose::STANDARD
-                    .decode(wrapper.phase1_out.as_bytes())
-                    .map_err(|e| format_error("Curio's C1 wrapper: Phase1Out's base64")(&e))?;
+                let (wrapper, inner) = unwrap_curio(bytes)?;
                 let phase1: ApiC1 = serde_json::from_slice(&inner).map_err(|e| format_error("Curio's C1 wrapper: Phase1Out")(&e))?;
                 if wrapper.sector_size != sector_bytes(phase1.registered_proof) {
                     return Err(PorepError::InvalidC1(format!(
@@ -108,8 +105,7 @@ impl C1Output {
         }
         let keys: Keys = serde_json::from_slice(bytes).ok()?;
         if keys.phase1_out.is_some() {
-            let wrapper: CurioWrapper = serde_json::from_slice(bytes).ok()?;
-            let inner = base64::engine::general_purpose::STANDARD.decode(wrapper.phase1_out.as_bytes()).ok()?;
+            let (_, inner) = unwrap_curio(bytes).ok()?;
             return serde_json::from_slice::<Named>(&inner).ok().map(|n| n.registered_proof);
         }
         serde_json::from_slice::<Named>(bytes).ok().map(|n| n.registered_proof)
@@ -131,6 +127,15 @@ impl C1Output {
         let size = sector_bytes(self.phase1.registered_proof);
         serde_json::to_vec(&serde_json::json!({ "SectorNum": sector_num, "Phase1Out": phase1_out, "SectorSize": size })).expect("JSON")
     }
+}
+
+/// Curio's wrapper and the bytes of its `Phase1Out`.
+fn unwrap_curio(bytes: &[u8]) -> Result<(CurioWrapper, Vec<u8>), PorepError> {
+    let wrapper: CurioWrapper = serde_json::from_slice(bytes).map_err(|e| format_error("Curio's C1 wrapper")(&e))?;
+    let inner = base64::engine::general_purpose::STANDARD
+        .decode(wrapper.phase1_out.as_bytes())
+        .map_err(|e| format_error("Curio's C1 wrapper: Phase1Out's base64")(&e))?;
+    Ok((wrapper, inner))
 }
 
 /// Reads filecoin-proofs' own `SealCommitPhase1Output<Tree>` (JSON or

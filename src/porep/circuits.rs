@@ -72,7 +72,7 @@ pub(crate) fn public_params<Tree: ShapeTree>(config: &PoRepConfig) -> Result<Pub
 }
 
 /// The stacked public inputs of a C1 output, as filecoin-proofs makes them.
-pub(crate) fn stacked_inputs(
+fn stacked_inputs(
     c1: &ApiC1,
 ) -> Result<PublicInputs<<filecoin_hashers::poseidon::PoseidonHasher as filecoin_hashers::Hasher>::Domain, DefaultPieceDomain>, PorepError> {
     if c1.comm_d == [0; 32] || c1.comm_r == [0; 32] {
@@ -156,7 +156,7 @@ pub fn check_replica_id(c1: &ApiC1, config: &PoRepConfig, ids: &SectorIds) -> Re
     }
 }
 
-pub(crate) fn hex(bytes: &[u8]) -> String {
+fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
 

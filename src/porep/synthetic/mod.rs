@@ -60,13 +60,6 @@ pub fn synthetic_c1(proof: RegisteredSealProof, seed: u64) -> Result<C1Output, P
     Ok(C1Output { phase1, sector_num: None, form: C1Form::ApiJson })
 }
 
-/// One challenged node's labels, layer by layer, with the parent labels
-/// each was hashed from.
-struct Labeled {
-    labels: Vec<PoseidonDomain>,
-    parents: Vec<Vec<PoseidonDomain>>,
-}
-
 fn generate<Tree: ShapeTree>(proof: RegisteredSealProof, config: &PoRepConfig, seed: u64) -> Result<ApiC1, PorepError> {
     let start = Instant::now();
     let pp = public_params::<Tree>(config)?;
@@ -105,7 +98,8 @@ fn generate<Tree: ShapeTree>(proof: RegisteredSealProof, config: &PoRepConfig, s
     // precede it, its expansion parents are of the layer below).
     let mut rows: BTreeMap<usize, Vec<PoseidonDomain>> =
         opened.iter().map(|&n| (n, (0..layers).map(|_| PoseidonDomain::random(&mut rng)).collect())).collect();
-    let mut labeled: BTreeMap<usize, Labeled> = BTreeMap::new();
+    // Per challenged node and layer, the parent labels its label hashed.
+    let mut hashed: BTreeMap<usize, Vec<Vec<PoseidonDomain>>> = BTreeMap::new();
     for layer in 1..=layers {
         for (&c, parents) in &parents_of {
             let taken = if layer == 1 { drg } else { degree };
@@ -122,9 +116,7 @@ fn generate<Tree: ShapeTree>(proof: RegisteredSealProof, config: &PoRepConfig, s
             let repeated: Vec<PoseidonDomain> = distinct.iter().copied().cycle().take(TOTAL_PARENTS).collect();
             let label = label(&replica_id, layer as u32, c as u64, &repeated);
             rows.get_mut(&c).expect("challenged nodes are opened")[layer - 1] = label;
-            let entry = labeled.entry(c).or_insert_with(|| Labeled { labels: Vec::new(), parents: Vec::new() });
-            entry.labels.push(label);
-            entry.parents.push(repeated);
+            hashed.entry(c).or_default().push(repeated);
         }
     }
 
@@ -134,10 +126,8 @@ fn generate<Tree: ShapeTree>(proof: RegisteredSealProof, config: &PoRepConfig, s
     let tree_d = SparseTree::<Sha256Hasher>::new(data.iter().map(|(&c, &d)| (c, Sha256Domain::from(d))).collect(), levels(nodes, 2, 0, 0), &mut rng);
     let column_hashes = rows.iter().map(|(&n, r)| Ok((n, PoseidonDomain::from(column(n, r)?.hash())))).collect::<Result<BTreeMap<_, _>, PorepError>>()?;
     let tree_c = SparseTree::<PoseidonHasher>::new(column_hashes, tree_levels.clone(), &mut rng);
-    let replica: BTreeMap<usize, PoseidonDomain> = labeled.iter().map(|(&c, l)| {
-        let key: Scalar = (*l.labels.last().expect("a label per layer")).into();
-        (c, PoseidonDomain::from(key + data[&c]))
-    }).collect();
+    // The replica leaf: the data encoded with the last layer's label.
+    let replica: BTreeMap<usize, PoseidonDomain> = data.iter().map(|(&c, &d)| (c, PoseidonDomain::from(Scalar::from(rows[&c][layers - 1]) + d))).collect();
     let tree_r = SparseTree::<PoseidonHasher>::new(replica, tree_levels, &mut rng);
     let (comm_d, comm_c, comm_r_last) = (tree_d.root(), tree_c.root(), tree_r.root());
     let comm_r = <PoseidonHasher as Hasher>::Function::hash2(&comm_c, &comm_r_last);
@@ -151,8 +141,8 @@ fn generate<Tree: ShapeTree>(proof: RegisteredSealProof, config: &PoRepConfig, s
         let mut proofs = Vec::with_capacity(partition.len());
         for &c in partition {
             let parents = &parents_of[&c];
-            let l = &labeled[&c];
-            let labeling_proofs = (0..layers).map(|i| LabelingProof::new(i as u32 + 1, c as u64, l.parents[i].clone())).collect();
+            let parent_labels = &hashed[&c];
+            let labeling_proofs = (0..layers).map(|i| LabelingProof::new(i as u32 + 1, c as u64, parent_labels[i].clone())).collect();
             proofs.push(VanillaSealProof::<Tree> {
                 comm_d_proofs: MerkleProof::from_parts(tree_d.leaf(c), comm_d, tree_d.path(c)),
                 comm_r_last_proof: MerkleProof::from_parts(tree_r.leaf(c), comm_r_last, tree_r.path(c)),
@@ -162,7 +152,7 @@ fn generate<Tree: ShapeTree>(proof: RegisteredSealProof, config: &PoRepConfig, s
                     exp_parents: parents[drg..].iter().map(|&p| column_proof(p)).collect::<Result<_, _>>()?,
                 },
                 labeling_proofs,
-                encoding_proof: EncodingProof::new(layers as u32, c as u64, l.parents[layers - 1].clone()),
+                encoding_proof: EncodingProof::new(layers as u32, c as u64, parent_labels[layers - 1].clone()),
             });
         }
         vanilla.push(proofs);
