@@ -18,6 +18,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use clap::{Parser, ValueEnum};
+use cuzk::porep::witness::NativeWitness;
 use cuzk::porep::{
     compiled_circuit, circuit_cache::default_circuit_cache, parse_sector_size, prover_id_from_miner, registered_proof_for, synthetic::synthetic_c1, C1Output,
     RegisteredSealProof, SealProver, SealProverConfig, SealRequest, SectorIds,
@@ -69,9 +70,19 @@ struct Args {
     /// Write each sector's proof bytes to DIR/<sector>.proof.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// How partition witnesses are made: natively for the circuits the native witness knows (auto), by witness-only synthesis (general), or both, compared (checked).
+    #[arg(long, value_enum, default_value_t = WitnessArg::Auto)]
+    witness: WitnessArg,
     /// Write the synthetic C1 outputs to DIR/<sector>.c1.json in Curio's wrapper (timing the read back) and stop.
     #[arg(long, requires = "synthetic")]
     write_c1: Option<PathBuf>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum WitnessArg {
+    Auto,
+    General,
+    Checked,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -161,11 +172,23 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
         prover: ProverConfig { backend, workers_per_device: args.workers, verify_proofs: Some(!args.random_params), ..Default::default() },
         params_file,
         verify_seal: checked_by_verify_seal,
+        native_witness: match args.witness {
+            WitnessArg::Auto => NativeWitness::Auto,
+            WitnessArg::General => NativeWitness::Off,
+            WitnessArg::Checked => NativeWitness::Checked,
+        },
         ..Default::default()
     };
     let t = Instant::now();
     let prover = SealProver::with_circuit(proof, compiled, origin, config)?;
-    println!("prover: {:?}, {} worker(s), parameters {}, ready in {:.2?}", prover.prover().backend(), prover.prover().workers(), prover.params_file().display(), t.elapsed());
+    println!(
+        "prover: {:?}, {} worker(s), parameters {}, witness {:?}, ready in {:.2?}",
+        prover.prover().backend(),
+        prover.prover().workers(),
+        prover.params_file().display(),
+        prover.native_witness(),
+        t.elapsed()
+    );
 
     let partitions = usize::from(prover.porep_config().partitions);
     let bar = ProgressBar::new((partitions * requests.len()) as u64);

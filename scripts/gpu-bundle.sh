@@ -31,8 +31,8 @@ for line in sys.stdin:
 ' "$out"
 # The PoRep examples and tests (feature porep: filecoin-proofs and the
 # storage-proofs crates); the tests marked ignore are the real setups.
-scripts/with-cuda.sh cargo build --release --features cuda,porep --example prove_porep --example porep_c2
-cp target/release/examples/prove_porep target/release/examples/porep_c2 "$out/bin/"
+scripts/with-cuda.sh cargo build --release --features cuda,porep --example prove_porep --example porep_c2 --example porep_witness
+cp target/release/examples/prove_porep target/release/examples/porep_c2 target/release/examples/porep_witness "$out/bin/"
 scripts/with-cuda.sh cargo test --release --features cuda,porep --test porep --no-run --message-format=json | python3 -c '
 import json, sys, shutil
 for line in sys.stdin:

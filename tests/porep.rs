@@ -13,6 +13,7 @@ use cuzk::porep::{
     check_replica_id, compiled_circuit, sector_circuits, synthetic::synthetic_c1, C1Form, C1Output, PorepCircuit, PorepError, RegisteredSealProof, SealProver,
     SealProverConfig, SealRequest, SectorIds,
 };
+use cuzk::porep::witness::NativeWitness;
 use cuzk::{Backend, ProverConfig, ProverError, QueryLengths};
 use filecoin_proofs::{SectorShape2KiB, VanillaSealProof};
 use filecoin_proofs_api::seal::{SealCommitPhase1Output as ApiC1, VanillaSealProof as ApiProofs};
@@ -160,15 +161,24 @@ fn a_bad_sector_in_a_stream_costs_only_its_own_proof() {
         params_file: Some(params),
         verify_seal: false,
         circuit_cache: Some(dir.path().into()),
+        ..Default::default()
     };
-    let prover = SealProver::with_circuit(KIB2, compiled, origin, config.clone()).expect("prover");
+    assert!(cuzk::porep::witness::recognizes(&compiled.digest()).is_some(), "the native witness knows the 2 KiB circuit");
+    let prover = SealProver::with_circuit(KIB2, compiled.clone(), origin.clone(), config.clone()).expect("prover");
+    assert_eq!(prover.native_witness(), NativeWitness::Auto, "natively");
+    let general = SealProver::with_circuit(KIB2, compiled, origin, SealProverConfig { native_witness: NativeWitness::Off, ..config.clone() }).expect("prover");
+    assert_eq!(general.native_witness(), NativeWitness::Off);
     let ids = SectorIds { prover_id: [1; 32], sector_id: 1 };
     let good = synthetic_c1(KIB2, 6).unwrap();
     let requests = [SealRequest { c1: tampered(&good), ids }, SealRequest { c1: good.clone(), ids }];
-    let results = prover.prove_sectors(&requests, &mut rand::thread_rng(), |_, _, _| {});
+    let results = prover.prove_sectors(&requests, &mut rand_chacha::ChaCha8Rng::seed_from_u64(9), |_, _, _| {});
     assert!(matches!(&results[0], Err(PorepError::Partition { partition: 0, source: ProverError::Unsatisfied { .. } })), "{:?}", results[0].as_ref().err());
     let sealed = results[1].as_ref().expect("the good sector");
     assert_eq!((sealed.proof.len(), sealed.partitions.len()), (192, 1));
+    // The same r, s by witness-only synthesis: the same error, the same proof.
+    let by_synthesis = general.prove_sectors(&requests, &mut rand_chacha::ChaCha8Rng::seed_from_u64(9), |_, _, _| {});
+    assert!(matches!(&by_synthesis[0], Err(PorepError::Partition { partition: 0, source: ProverError::Unsatisfied { .. } })));
+    assert_eq!(by_synthesis[1].as_ref().expect("the good sector").proof, sealed.proof);
     assert!(sealed.partitions[0].synthesis > std::time::Duration::ZERO);
     // The cache file is loaded, not recorded again.
     let again = SealProver::new(KIB2, config).expect("prover from the cache");

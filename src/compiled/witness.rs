@@ -51,9 +51,9 @@ pub(crate) fn synthesize_witness_into<C: Circuit<Scalar>>(circuit: C, asg: &mut 
 }
 
 /// The constraint system of [`synthesize_witness`].
-struct WitnessOnlyCs {
-    input: Vec<Scalar>,
-    aux: Vec<Scalar>,
+pub(crate) struct WitnessOnlyCs {
+    pub(crate) input: Vec<Scalar>,
+    pub(crate) aux: Vec<Scalar>,
     /// (inputs, aux) neither vector may grow past, if capped.
     cap: Option<(usize, usize)>,
     /// Where `allocate_empty` past the cap hands out room (so the gadget
@@ -63,6 +63,12 @@ struct WitnessOnlyCs {
 }
 
 impl WitnessOnlyCs {
+    /// An empty one, without ONE and without a cap (tests of gadgets).
+    #[cfg(test)]
+    pub(crate) fn scratch() -> Self {
+        WitnessOnlyCs { input: Vec::new(), aux: Vec::new(), cap: None, overflow: Vec::new(), error: None }
+    }
+
     /// Whether `more` values fit in the input (or aux) vector under the
     /// cap; records the error if not.
     fn room(&mut self, inputs: bool, more: usize) -> bool {
@@ -88,9 +94,24 @@ impl WitnessOnlyCs {
             (true, false) => &mut self.aux,
         };
         let start = v.len();
-        v.resize(start + n, Scalar::ZERO);
+        grow_zeroed(v, n);
         &mut v[start..]
     }
+}
+
+/// `n` more zeros at the end of `v`, written by all cores when there are
+/// many (a native witness asks for a whole partition's at once: gigabytes).
+fn grow_zeroed(v: &mut Vec<Scalar>, n: usize) {
+    const PARALLEL_FROM: usize = 1 << 20;
+    if n < PARALLEL_FROM {
+        v.resize(v.len() + n, Scalar::ZERO);
+        return;
+    }
+    use rayon::prelude::*;
+    v.reserve(n);
+    v.spare_capacity_mut()[..n].par_chunks_mut(1 << 16).for_each(|chunk| chunk.fill(std::mem::MaybeUninit::new(Scalar::ZERO)));
+    // SAFETY: the n values past the length were just written.
+    unsafe { v.set_len(v.len() + n) };
 }
 
 impl ConstraintSystem<Scalar> for WitnessOnlyCs {
@@ -188,8 +209,8 @@ impl ConstraintSystem<Scalar> for WitnessOnlyCs {
             return self.overflow.split_at_mut(aux_n);
         }
         let (a0, i0) = (self.aux.len(), self.input.len());
-        self.aux.resize(a0 + aux_n, Scalar::ZERO);
-        self.input.resize(i0 + inputs_n, Scalar::ZERO);
+        grow_zeroed(&mut self.aux, aux_n);
+        grow_zeroed(&mut self.input, inputs_n);
         (&mut self.aux[a0..], &mut self.input[i0..])
     }
 

@@ -18,6 +18,7 @@ use storage_proofs_porep::stacked::{generate_replica_id, PublicInputs, PublicPar
 
 use super::c1::vanilla_sector_bytes;
 use super::shape::{sector_bytes, with_tree, PorepCircuit, ShapeTree};
+use super::witness::{NativePartition, NativeWitness};
 use super::PorepError;
 
 /// A sector's partition circuits and each one's public inputs.
@@ -59,11 +60,18 @@ pub fn prover_id_from_miner(miner_id: u64) -> [u8; 32] {
 /// first: nonzero commitments and seed, the registered number of
 /// partitions and challenges).
 pub fn sector_circuits(c1: &ApiC1, config: &PoRepConfig) -> Result<SectorCircuits, PorepError> {
+    sector_circuits_with(c1, config, NativeWitness::Off)
+}
+
+/// [`sector_circuits`], each circuit with its native witness unless
+/// `native` is [`NativeWitness::Off`] (compared with witness-only
+/// synthesis when it is [`NativeWitness::Checked`]).
+pub fn sector_circuits_with(c1: &ApiC1, config: &PoRepConfig, native: NativeWitness) -> Result<SectorCircuits, PorepError> {
     let bytes = sector_bytes(c1.registered_proof);
     if vanilla_sector_bytes(&c1.vanilla_proofs) != bytes {
         return Err(PorepError::InvalidC1(format!("{:?} with the vanilla proofs of another sector size", c1.registered_proof)));
     }
-    with_tree!(bytes, circuits_of(c1, config))
+    with_tree!(bytes, circuits_of(c1, config, native))
 }
 
 /// The public parameters filecoin-proofs uses for `config`.
@@ -86,7 +94,7 @@ fn stacked_inputs(
     Ok(PublicInputs { replica_id: c1.replica_id, tau: Some(Tau { comm_d, comm_r }), k: None, seed: Some(c1.seed) })
 }
 
-fn circuits_of<Tree: ShapeTree>(c1: &ApiC1, config: &PoRepConfig) -> Result<SectorCircuits, PorepError> {
+fn circuits_of<Tree: ShapeTree>(c1: &ApiC1, config: &PoRepConfig, native: NativeWitness) -> Result<SectorCircuits, PorepError> {
     let start = Instant::now();
     let inputs = stacked_inputs(c1)?;
     let proofs: Vec<Vec<VanillaSealProof<Tree>>> = c1.vanilla_proofs.clone().try_into().map_err(PorepError::proofs)?;
@@ -109,7 +117,10 @@ fn circuits_of<Tree: ShapeTree>(c1: &ApiC1, config: &PoRepConfig) -> Result<Sect
     for (k, proof) in proofs.iter().enumerate() {
         let circuit = <StackedCompound<Tree, Sha256Hasher> as CompoundProof<_, _>>::circuit(&inputs, (), proof, &pp, Some(k))
             .map_err(|e| PorepError::InvalidC1(format!("partition {k}: {e:#}")))?;
-        circuits.push(Tree::wrap(circuit));
+        circuits.push(match native {
+            NativeWitness::Off => Tree::wrap(circuit),
+            mode => Tree::wrap_native(circuit, NativePartition::new(&inputs, proof)?, mode == NativeWitness::Checked),
+        });
         public_inputs.push(<StackedCompound<Tree, Sha256Hasher> as CompoundProof<_, _>>::generate_public_inputs(&inputs, &pp, Some(k)).map_err(PorepError::proofs)?);
     }
     debug!("{partitions} partition circuit(s) of {:?} built in {:.3?}", c1.registered_proof, start.elapsed());

@@ -74,6 +74,16 @@ pub enum PorepError {
         /// Why.
         source: ProverError,
     },
+    /// A partition's native witness differed from witness-only synthesis
+    /// ([`crate::porep::witness::NativeWitness::Checked`]); the sector has
+    /// no proof.
+    #[error("partition {partition}: {mismatch}")]
+    WitnessMismatch {
+        /// The partition's index.
+        partition: usize,
+        /// Where.
+        mismatch: crate::porep::witness::WitnessMismatch,
+    },
     /// The prover could not be built, or failed outside any one partition.
     #[error(transparent)]
     Prover(#[from] ProverError),
@@ -90,6 +100,17 @@ pub enum PorepError {
 }
 
 impl PorepError {
+    /// A partition's failure: a witness mismatch (carried through the
+    /// circuit's synthesis error) as itself, else as it came.
+    pub(crate) fn partition(partition: usize, source: ProverError) -> Self {
+        if let ProverError::Synthesis(bellperson::SynthesisError::IoError(io)) = &source {
+            if let Some(mismatch) = io.get_ref().and_then(|e| e.downcast_ref::<crate::porep::witness::WitnessMismatch>()) {
+                return PorepError::WitnessMismatch { partition, mismatch: mismatch.clone() };
+            }
+        }
+        PorepError::Partition { partition, source }
+    }
+
     pub(crate) fn proofs(e: impl std::fmt::Display) -> Self {
         PorepError::FilecoinProofs(format!("{e:#}"))
     }

@@ -17,7 +17,8 @@
 //! circuit comes from a cache file ([`circuit_cache`]), recorded from the
 //! blank circuit the first time; its parameters from filecoin-proofs'
 //! parameter cache. [`synthetic`] makes C1 outputs of any sector size
-//! without sealing one (for full-size runs).
+//! without sealing one (for full-size runs). [`witness`] makes a
+//! partition's witness natively, in parallel, for the circuits it knows.
 
 mod c1;
 pub mod circuit_cache;
@@ -26,11 +27,12 @@ mod error;
 mod seal_prover;
 mod shape;
 pub mod synthetic;
+pub mod witness;
 
 pub use c1::{C1Form, C1Output};
 pub use circuit_cache::CircuitOrigin;
-pub use circuits::{check_replica_id, prover_id_from_miner, sector_circuits, SectorCircuits, SectorIds};
+pub use circuits::{check_replica_id, prover_id_from_miner, sector_circuits, sector_circuits_with, SectorCircuits, SectorIds};
 pub use error::PorepError;
-pub use seal_prover::{compiled_circuit, default_params_file, parameter_identifier, SealProof, SealProver, SealProverConfig, SealRequest};
-pub use shape::{check_supported, parse_sector_size, registered_proof_for, sector_bytes, sector_size_name, PorepCircuit, ShapeTree, SECTOR_SIZES};
+pub use seal_prover::{compiled_circuit, NATIVE_SYNTHESIS_THREADS, default_params_file, parameter_identifier, SealProof, SealProver, SealProverConfig, SealRequest};
+pub use shape::{check_supported, parse_sector_size, registered_proof_for, sector_bytes, sector_size_name, NativeCircuit, NativeShape, PorepCircuit, ShapeTree, SECTOR_SIZES};
 pub use filecoin_proofs_api::RegisteredSealProof;

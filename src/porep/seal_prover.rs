@@ -20,10 +20,15 @@ use storage_proofs_porep::stacked::StackedCompound;
 
 use super::c1::C1Output;
 use super::circuit_cache::{default_circuit_cache, load_or_record, CircuitOrigin};
-use super::circuits::{check_replica_id, public_params, sector_circuits, SectorCircuits, SectorIds};
+use super::circuits::{check_replica_id, public_params, sector_circuits_with, SectorCircuits, SectorIds};
+use super::witness::{recognizes, NativeWitness};
 use super::shape::{check_supported, sector_bytes, with_tree, ShapeTree};
 use super::PorepError;
 use crate::{random_r_s, CompiledCircuit, ParamsFile, PhaseTimings, Prover, ProverConfig, ProverError};
+
+/// Partitions whose native witnesses are made at once (each on every
+/// core) when `ProverConfig::synthesis_threads` is left at 0.
+pub const NATIVE_SYNTHESIS_THREADS: usize = 2;
 
 /// How a [`SealProver`] is built.
 #[derive(Clone, Debug)]
@@ -45,11 +50,17 @@ pub struct SealProverConfig {
     /// against the sector's ids before proving. Off only for parameters
     /// that are not the registered ones (random bases in benchmarks).
     pub verify_seal: bool,
+    /// How partition witnesses are made: natively for the compiled
+    /// circuits the native witness recognizes (the default), always by
+    /// witness-only synthesis, or both and compared. With a native witness
+    /// and `prover.synthesis_threads` at 0, [`NATIVE_SYNTHESIS_THREADS`]
+    /// partitions are synthesized at a time, each on all cores.
+    pub native_witness: NativeWitness,
 }
 
 impl Default for SealProverConfig {
     fn default() -> Self {
-        SealProverConfig { prover: ProverConfig::default(), params_file: None, circuit_cache: None, verify_seal: true }
+        SealProverConfig { prover: ProverConfig::default(), params_file: None, circuit_cache: None, verify_seal: true, native_witness: NativeWitness::Auto }
     }
 }
 
@@ -86,6 +97,8 @@ pub struct SealProver {
     verify_seal: bool,
     params_file: PathBuf,
     circuit_origin: CircuitOrigin,
+    /// How its witnesses are made (`Auto` resolved to `On` or `Off`).
+    native_witness: NativeWitness,
 }
 
 impl SealProver {
@@ -108,18 +121,40 @@ impl SealProver {
             Some(path) => path,
             None => default_params_file(proof)?,
         };
+        let native_witness = match config.native_witness {
+            NativeWitness::Auto => {
+                let start = Instant::now();
+                match recognizes(&compiled.digest()) {
+                    Some(name) => {
+                        info!("{proof:?}: native witness (compiled circuit of {name}, recognized in {:.2?})", start.elapsed());
+                        NativeWitness::Auto
+                    }
+                    None => {
+                        info!("{proof:?}: witness-only synthesis (the native witness does not know this compiled circuit)");
+                        NativeWitness::Off
+                    }
+                }
+            }
+            mode => mode,
+        };
         let start = Instant::now();
         let file = ParamsFile::open(&params_file).map_err(|source| PorepError::Params { path: params_file.clone(), source })?;
         info!("{proof:?}: parameter file {} ({:.2} GB) opened in {:.2?}", params_file.display(), file.len() as f64 / 1e9, start.elapsed());
         let mut prover_config = config.prover.clone();
         prover_config.verify_proofs = Some(prover_config.verify_proofs.unwrap_or(true));
+        if native_witness != NativeWitness::Off && prover_config.synthesis_threads == 0 {
+            // A native witness uses every core: two partitions at a time keep
+            // the GPU fed (each takes a fraction of its proof's GPU time) and
+            // few witnesses in memory.
+            prover_config.synthesis_threads = NATIVE_SYNTHESIS_THREADS;
+        }
         let start = Instant::now();
         let prover = Prover::with_compiled(file, compiled, prover_config).map_err(|e| match e {
             ProverError::ParamsFile(source) => PorepError::Params { path: params_file.clone(), source },
             e => PorepError::Prover(e),
         })?;
         info!("{proof:?}: prover ready in {:.2?} ({:?}, {} worker(s))", start.elapsed(), prover.backend(), prover.workers());
-        Ok(SealProver { proof, config: porep, prover, verify_seal: config.verify_seal, params_file, circuit_origin })
+        Ok(SealProver { proof, config: porep, prover, verify_seal: config.verify_seal, params_file, circuit_origin, native_witness })
     }
 
     /// The registered proof it makes.
@@ -142,6 +177,13 @@ impl SealProver {
         &self.circuit_origin
     }
 
+    /// How it makes partition witnesses: `Auto` when natively (its
+    /// compiled circuit recognized), `Off` by witness-only synthesis,
+    /// `Checked` both.
+    pub fn native_witness(&self) -> NativeWitness {
+        self.native_witness
+    }
+
     /// filecoin-proofs' configuration of its registered proof.
     pub fn porep_config(&self) -> &PoRepConfig {
         &self.config
@@ -152,7 +194,7 @@ impl SealProver {
         if c1.registered_proof() != self.proof {
             return Err(PorepError::WrongProof { expected: format!("{:?}", self.proof), found: format!("{:?}", c1.registered_proof()) });
         }
-        sector_circuits(&c1.phase1, &self.config)
+        sector_circuits_with(&c1.phase1, &self.config, self.native_witness)
     }
 
     /// One sector's C2.
@@ -229,7 +271,7 @@ impl SealProver {
         let mut partition_proofs = Vec::with_capacity(partitions.len());
         let mut timings = Vec::with_capacity(partitions.len());
         for (partition, result) in partitions.into_iter().enumerate() {
-            let (p, t) = result.map_err(|source| PorepError::Partition { partition, source })?;
+            let (p, t) = result.map_err(|source| PorepError::partition(partition, source))?;
             p.write(&mut proof).expect("writing to a Vec");
             partition_proofs.push(p);
             timings.push(t);

@@ -11,7 +11,10 @@ use filecoin_proofs_api::RegisteredSealProof;
 use storage_proofs_core::merkle::MerkleTreeTrait;
 use storage_proofs_porep::stacked::StackedCircuit;
 
+use super::witness::{first_difference, NativePartition};
 use super::PorepError;
+#[cfg(doc)]
+use super::witness::NativeWitness;
 
 /// Calls `$f::<Tree>(args)` with the Merkle tree type of a sector size
 /// (in bytes): 2 KiB, 8 MiB and 512 MiB sectors have one base tree of
@@ -111,6 +114,8 @@ pub enum PorepCircuit {
     Sub8(StackedCircuit<SectorShapeSub8, Sha256Hasher>),
     /// 64 GiB sectors.
     Top2(StackedCircuit<SectorShapeTop2, Sha256Hasher>),
+    /// A partition whose witness is made natively ([`crate::porep::witness`]).
+    Native(Box<NativeCircuit>),
 }
 
 impl Circuit<Scalar> for PorepCircuit {
@@ -119,7 +124,62 @@ impl Circuit<Scalar> for PorepCircuit {
             PorepCircuit::Base(c) => c.synthesize(cs),
             PorepCircuit::Sub8(c) => c.synthesize(cs),
             PorepCircuit::Top2(c) => c.synthesize(cs),
+            PorepCircuit::Native(c) => c.synthesize(cs),
         }
+    }
+}
+
+/// A partition circuit with its native witness: witness-only synthesis
+/// from the start of a witness takes the native path; anything else (a
+/// full synthesis, recording) runs the general circuit.
+#[derive(Clone)]
+pub struct NativeCircuit {
+    general: PorepCircuit,
+    native: NativeShape,
+    /// Compare with witness-only synthesis ([`NativeWitness::Checked`]).
+    checked: bool,
+}
+
+/// A [`NativePartition`] of one of the three tree shapes.
+#[derive(Clone)]
+pub enum NativeShape {
+    #[allow(missing_docs)]
+    Base(NativePartition<SectorShapeBase>),
+    #[allow(missing_docs)]
+    Sub8(NativePartition<SectorShapeSub8>),
+    #[allow(missing_docs)]
+    Top2(NativePartition<SectorShapeTop2>),
+}
+
+impl NativeCircuit {
+    /// The partition's general circuit.
+    pub fn general(&self) -> &PorepCircuit {
+        &self.general
+    }
+
+    /// This native witness with another general circuit (tests of the
+    /// comparison).
+    #[cfg(test)]
+    pub(crate) fn with_general(self, general: PorepCircuit) -> Self {
+        NativeCircuit { general, ..self }
+    }
+
+    fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+        if !(cs.is_witness_generator() && cs.inputs_slice().len() == 1 && cs.aux_slice().is_empty()) {
+            return self.general.synthesize(cs);
+        }
+        match &self.native {
+            NativeShape::Base(n) => n.synthesize(cs)?,
+            NativeShape::Sub8(n) => n.synthesize(cs)?,
+            NativeShape::Top2(n) => n.synthesize(cs)?,
+        }
+        if self.checked {
+            let (input, aux) = crate::compiled::synthesize_witness(self.general).map_err(|e| SynthesisError::IoError(std::io::Error::other(e.to_string())))?;
+            if let Some(mismatch) = first_difference((cs.inputs_slice(), cs.aux_slice()), (&input, &aux)) {
+                return Err(SynthesisError::IoError(std::io::Error::other(mismatch)));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -128,11 +188,23 @@ impl Circuit<Scalar> for PorepCircuit {
 pub trait ShapeTree: MerkleTreeTrait<Hasher = PoseidonHasher> + Sized + 'static {
     /// Wraps a partition circuit of this tree shape.
     fn wrap(circuit: StackedCircuit<Self, Sha256Hasher>) -> PorepCircuit;
+
+    /// Wraps a partition circuit with its native witness.
+    fn wrap_native(circuit: StackedCircuit<Self, Sha256Hasher>, native: NativePartition<Self>, checked: bool) -> PorepCircuit {
+        PorepCircuit::Native(Box::new(NativeCircuit { general: Self::wrap(circuit), native: Self::native_shape(native), checked }))
+    }
+
+    /// Its native partition as a [`NativeShape`].
+    fn native_shape(native: NativePartition<Self>) -> NativeShape;
 }
 
 impl ShapeTree for SectorShapeBase {
     fn wrap(circuit: StackedCircuit<Self, Sha256Hasher>) -> PorepCircuit {
         PorepCircuit::Base(circuit)
+    }
+
+    fn native_shape(native: NativePartition<Self>) -> NativeShape {
+        NativeShape::Base(native)
     }
 }
 
@@ -140,11 +212,19 @@ impl ShapeTree for SectorShapeSub8 {
     fn wrap(circuit: StackedCircuit<Self, Sha256Hasher>) -> PorepCircuit {
         PorepCircuit::Sub8(circuit)
     }
+
+    fn native_shape(native: NativePartition<Self>) -> NativeShape {
+        NativeShape::Sub8(native)
+    }
 }
 
 impl ShapeTree for SectorShapeTop2 {
     fn wrap(circuit: StackedCircuit<Self, Sha256Hasher>) -> PorepCircuit {
         PorepCircuit::Top2(circuit)
+    }
+
+    fn native_shape(native: NativePartition<Self>) -> NativeShape {
+        NativeShape::Top2(native)
     }
 }
 
