@@ -173,7 +173,14 @@ impl<Tree: ShapeTree> NativePartition<Tree> {
     /// Writes the partition's witness into `cs` (a witness generator whose
     /// input vector holds ONE and whose aux vector is empty).
     pub(crate) fn synthesize<CS: ConstraintSystem<Scalar>>(&self, cs: &mut CS) -> Result<(), SynthesisError> {
-        native_pool().install(|| self.synthesize_in_pool(cs))
+        // From a thread of its own: a rayon worker of another pool waiting in
+        // `install` would take up its own pool's next jobs meanwhile (other
+        // partitions' syntheses, stacked on its thread and timed from their
+        // start), where this one must simply wait.
+        std::thread::scope(|scope| {
+            let run = scope.spawn(|| native_pool().install(|| self.synthesize_in_pool(cs)));
+            run.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic))
+        })
     }
 
     fn synthesize_in_pool<CS: ConstraintSystem<Scalar>>(&self, cs: &mut CS) -> Result<(), SynthesisError> {
