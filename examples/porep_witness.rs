@@ -80,7 +80,23 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
         println!("native witness, {threads} threads: {:.3?} (circuit and native inputs built in {built:.2?})", t.elapsed());
         native = Some(w);
     }
-    let (input, aux) = native.expect("a run");
+    let (input, mut aux) = native.expect("a run");
+    // The floor: writing as many values into the same (already mapped)
+    // memory on every core, nothing computed.
+    let t = Instant::now();
+    {
+        use rayon::prelude::*;
+        aux.par_chunks_mut(1 << 16).for_each(|c| c.fill(ff::Field::ONE));
+    }
+    let floor = t.elapsed();
+    let (_, aux) = {
+        let (c, _) = circuit(NativeWitness::Auto)?;
+        let t = Instant::now();
+        let w = synthesize_witness(c)?;
+        println!("native witness, {threads} threads, again: {:.3?}", t.elapsed());
+        w
+    };
+    println!("the floor, writing {} values on {threads} threads: {floor:.3?} ({:.1} GB/s)", aux.len(), aux.len() as f64 * 32.0 / floor.as_secs_f64() / 1e9);
     let (c, _) = circuit(NativeWitness::Auto)?;
     let one = rayon::ThreadPoolBuilder::new().num_threads(1).build()?;
     let t = Instant::now();

@@ -10,10 +10,10 @@ mod sealing;
 use bellperson::groth16;
 use blstrs::Scalar;
 use cuzk::porep::{
-    check_replica_id, compiled_circuit, sector_circuits, synthetic::synthetic_c1, C1Form, C1Output, PorepCircuit, PorepError, RegisteredSealProof, SealProver,
+    check_replica_id, compiled_circuit, sector_circuits, sector_circuits_with, synthetic::synthetic_c1, C1Form, C1Output, PorepCircuit, PorepError, RegisteredSealProof, SealProver,
     SealProverConfig, SealRequest, SectorIds,
 };
-use cuzk::porep::witness::NativeWitness;
+use cuzk::porep::witness::{first_difference, NativeWitness};
 use cuzk::{Backend, ProverConfig, ProverError, QueryLengths};
 use filecoin_proofs::{SectorShape2KiB, VanillaSealProof};
 use filecoin_proofs_api::seal::{SealCommitPhase1Output as ApiC1, VanillaSealProof as ApiProofs};
@@ -21,6 +21,19 @@ use rand::SeedableRng;
 
 const KIB2: RegisteredSealProof = RegisteredSealProof::StackedDrg2KiBV1_1;
 const MIB8: RegisteredSealProof = RegisteredSealProof::StackedDrg8MiBV1_1;
+
+/// Every partition of `c1`: its native witness (inputs and aux) is the one
+/// witness-only synthesis of storage-proofs' circuit makes, value by value.
+fn assert_native_witness_is_synthesis(c1: &ApiC1) {
+    let config = c1.registered_proof.as_v1_config();
+    let general = sector_circuits_with(c1, &config, NativeWitness::Off).expect("circuits").circuits;
+    let native = sector_circuits_with(c1, &config, NativeWitness::Auto).expect("circuits").circuits;
+    for (k, (g, n)) in general.into_iter().zip(native).enumerate() {
+        let (gi, ga) = cuzk::synthesize_witness(g).expect("witness-only synthesis");
+        let (ni, na) = cuzk::synthesize_witness(n).expect("native witness");
+        assert_eq!(first_difference((&ni, &na), (&gi, &ga)), None, "{:?}, partition {k}", c1.registered_proof);
+    }
+}
 
 /// Every partition circuit of `c1` is satisfied, and its public inputs are
 /// the ones storage-proofs computes for a verifier.
@@ -101,6 +114,7 @@ fn a_real_c1_output_reads_in_every_form_and_its_circuit_is_satisfied() {
     }
     assert_eq!(C1Output::parse(&wrapped, KIB2).unwrap().sector_num, Some(ids.sector_id));
     assert_satisfied(&c1);
+    assert_native_witness_is_synthesis(&c1);
     let config = KIB2.as_v1_config();
     check_replica_id(&c1, &config, &ids).expect("the sealing ids");
     let other = SectorIds { sector_id: ids.sector_id + 1, ..ids };
@@ -229,6 +243,7 @@ fn real_c2(proof: RegisteredSealProof) {
     }
     println!("{proof:?}: parameters in {} ({:.1?})", cache.display(), setup.elapsed());
     let (c1, ids) = sealing::seal_sector(proof, 21);
+    assert_native_witness_is_synthesis(&c1);
     let request = SealRequest { c1: C1Output::parse(&serde_json::to_vec(&c1).unwrap(), proof).unwrap(), ids };
     let mut bytes = Vec::new();
     let backends: &[Backend] = if cfg!(feature = "cuda") { &[Backend::Gpu, Backend::Cpu] } else { &[Backend::Cpu] };

@@ -153,7 +153,10 @@ impl SealProver {
             ProverError::ParamsFile(source) => PorepError::Params { path: params_file.clone(), source },
             e => PorepError::Prover(e),
         })?;
-        info!("{proof:?}: prover ready in {:.2?} ({:?}, {} worker(s))", start.elapsed(), prover.backend(), prover.workers());
+        // A SealProver proves for a long time: its witness buffers are made
+        // now, not in its first sector's time.
+        let buffers = prover.reserve_witness_buffers();
+        info!("{proof:?}: prover ready in {:.2?} ({:?}, {} worker(s), {buffers} witness buffer(s) reserved)", start.elapsed(), prover.backend(), prover.workers());
         Ok(SealProver { proof, config: porep, prover, verify_seal: config.verify_seal, params_file, circuit_origin, native_witness })
     }
 

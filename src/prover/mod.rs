@@ -428,6 +428,13 @@ impl Prover {
         }
     }
 
+    /// Makes every reusable witness buffer now (a GPU prover's, pinned:
+    /// seconds each at full size) instead of on first use, so that the
+    /// first proofs do not wait for them; how many were made.
+    pub fn reserve_witness_buffers(&self) -> usize {
+        self.witnesses.as_ref().map_or(0, |p| p.reserve_all())
+    }
+
     /// Reusable witness buffers: how many exist and how many are free.
     pub fn witness_buffers(&self) -> (usize, usize) {
         self.witnesses.as_ref().map_or((0, 0), |p| p.counts())

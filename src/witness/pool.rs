@@ -128,6 +128,24 @@ impl WitnessPool {
         Some(PooledWitness { buffer: Some(self.inner.new_buffer()), pool: Arc::clone(&self.inner) })
     }
 
+    /// Makes now every buffer the pool may hold (allocated and pinned:
+    /// seconds at full size), so that no proof waits for one; how many
+    /// were made.
+    pub fn reserve_all(&self) -> usize {
+        let mut made = 0;
+        loop {
+            let mut state = self.inner.state.lock().unwrap_or_else(|e| e.into_inner());
+            if state.1 >= self.inner.max {
+                return made;
+            }
+            state.1 += 1;
+            drop(state);
+            let buffer = self.inner.new_buffer();
+            self.inner.state.lock().unwrap_or_else(|e| e.into_inner()).0.push(buffer);
+            made += 1;
+        }
+    }
+
     /// Buffers in existence (free or lent), and how many are free.
     pub fn counts(&self) -> (usize, usize) {
         let state = self.inner.state.lock().unwrap_or_else(|e| e.into_inner());
@@ -282,6 +300,21 @@ mod tests {
         drop((again, second));
         drop(pool);
         assert_eq!(pinned.load(Ordering::SeqCst), 0, "a dropped pool unpins every buffer");
+    }
+
+    #[test]
+    fn reserved_buffers_are_made_once_and_lent_without_making_more() {
+        let pinned = Arc::new(AtomicUsize::new(0));
+        let pool = WitnessPool::new(2, big(), Some(Box::new(CountingPinner { pinned: Arc::clone(&pinned) })));
+        let first = pool.try_take().expect("a buffer");
+        assert_eq!(pool.reserve_all(), 1, "one more up to the bound");
+        assert_eq!((pool.counts(), pinned.load(Ordering::SeqCst)), ((2, 1), 8));
+        assert_eq!(pool.reserve_all(), 0);
+        let second = pool.try_take().expect("the reserved buffer");
+        assert!(pool.try_take().is_none());
+        assert_eq!(pinned.load(Ordering::SeqCst), 8, "taking a reserved buffer pins nothing");
+        drop((first, second));
+        assert_eq!(pool.counts(), (2, 2));
     }
 
     #[test]

@@ -2,7 +2,9 @@
 //! digests ([`crate::CompiledCircuit::digest`]) of the circuits this crate
 //! records from storage-proofs-porep 19.1's blank `StackedCircuit`, each
 //! one's native witness compared value by value with witness-only
-//! synthesis (tests; the 32 GiB and 64 GiB ones on a 128 GB host).
+//! synthesis (2 KiB, 8 MiB and 512 MiB in the tests; a whole 32 GiB
+//! partition on a 16-core host, a whole 64 GiB one on a 2-core one, with
+//! `examples/porep_witness --compare`).
 //! A registered proof's circuit is fixed by its parameters, so a digest
 //! names one R1CS with its variable order.
 
@@ -12,6 +14,7 @@ pub const KNOWN_CIRCUITS: &[(&str, [u8; 32])] = &[
     ("StackedDrg8MiBV1, StackedDrg8MiBV1_1", hex("9fc26bcf2c3dad109a9c13216f9b58fafffb365a396dfe8010de02dbbdf0f678")),
     ("StackedDrg512MiBV1, StackedDrg512MiBV1_1", hex("977379f9607cab87440460537b6acab0e7dbe6a601354adf46bbc7d66492c530")),
     ("StackedDrg32GiBV1, StackedDrg32GiBV1_1", hex("61bc43dfea39891c7ed3754ecb4d1b30afaac3e7466c08f8c85831f7bb3b796c")),
+    ("StackedDrg64GiBV1, StackedDrg64GiBV1_1", hex("b21ff971f56ff04d7fc4bd29790b38510c7ec8b819bac732d6f1dd2208dc4141")),
 ];
 
 /// 32 bytes from 64 hex digits, at compile time.

@@ -83,8 +83,10 @@ fn native_witness_of_2kib_sectors_equals_witness_only_synthesis() {
 }
 
 #[test]
-fn native_witness_of_an_8mib_sector_equals_witness_only_synthesis() {
+fn native_witness_of_8mib_and_512mib_sectors_equals_witness_only_synthesis() {
     native_equals_general(RegisteredSealProof::StackedDrg8MiBV1_1, 3);
+    native_equals_general(RegisteredSealProof::StackedDrg512MiBV1_1, 1);
+    native_equals_general(RegisteredSealProof::StackedDrg512MiBV1_1, 2);
 }
 
 #[test]
@@ -135,4 +137,15 @@ fn first_difference_names_the_vector_and_index() {
     assert_eq!((m.what, m.index, m.lengths_differ), ("aux", 1, false));
     let m = first_difference((&v(&[1]), &v(&[3])), (&v(&[1, 2]), &v(&[3]))).unwrap();
     assert_eq!((m.what, m.index, m.lengths_differ), ("input", 1, true));
+}
+
+#[test]
+fn only_the_listed_compiled_circuits_are_recognized() {
+    for (i, (name, digest)) in super::KNOWN_CIRCUITS.iter().enumerate() {
+        assert_eq!(super::recognizes(digest), Some(*name));
+        assert!(super::KNOWN_CIRCUITS[i + 1..].iter().all(|(_, d)| d != digest), "{name} listed twice");
+    }
+    let mut other = super::KNOWN_CIRCUITS[0].1;
+    other[31] ^= 1;
+    assert_eq!(super::recognizes(&other), None);
 }
