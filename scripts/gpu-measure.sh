@@ -106,6 +106,10 @@ if want c2; then
   mkdir -p "$FIL_PROOFS_PARAMETER_CACHE" "$FIL_PROOFS_PARENT_CACHE"
   .gpu/bin/test-porep --ignored --nocapture --test-threads=1 2>&1 | tee "$out/c2-real.txt"
   rm -rf "$FIL_PROOFS_PARAMETER_CACHE"  # the 32 GiB run needs the disk
+  # A whole 32 GiB partition's native witness against witness-only
+  # synthesis (one core), value by value; then on one core itself.
+  .gpu/bin/porep_witness --sector-size 32GiB --compare 2>&1 | tee "$out/c2-witness-32g.txt"
+  taskset -c 0 .gpu/bin/porep_witness --sector-size 32GiB --runs 1 2>&1 | tee "$out/c2-witness-32g-one-core.txt"
   for sectors in 1 3; do
     RUST_LOG=info .gpu/bin/porep_c2 --synthetic 32GiB --random-params --backend gpu --sectors $sectors 2>&1 | tee "$out/c2-32g-$sectors.txt"
   done
