@@ -156,7 +156,11 @@ impl<Tree: ShapeTree> NativePartition<Tree> {
                 })
             })
             .collect::<Result<Vec<_>, PorepError>>()?;
-        if let Some(c) = challenges.iter().find(|c| c.drg_parents.is_empty() || c.exp_parents.is_empty() || c.drg_parents.iter().chain(&c.exp_parents).any(|col| col.rows.len() != c.drg_parents[0].rows.len())) {
+        let layers = challenges.first().and_then(|c| c.drg_parents.first()).map_or(0, |col| col.rows.len());
+        if layers == 0 {
+            return Err(PorepError::InvalidC1("parent columns without labels".into()));
+        }
+        if let Some(c) = challenges.iter().find(|c| c.drg_parents.is_empty() || c.exp_parents.is_empty() || c.drg_parents.iter().chain(&c.exp_parents).any(|col| col.rows.len() != layers)) {
             return Err(PorepError::InvalidC1(format!("challenge {}: parent columns of differing heights", c.node)));
         }
         Ok(NativePartition {

@@ -149,3 +149,19 @@ fn only_the_listed_compiled_circuits_are_recognized() {
     other[31] ^= 1;
     assert_eq!(super::recognizes(&other), None);
 }
+
+#[test]
+fn parent_columns_without_labels_or_of_differing_heights_are_typed_errors() {
+    let proof = RegisteredSealProof::StackedDrg2KiBV1_1;
+    let config = proof.as_v1_config();
+    let c1 = synthetic_c1(proof, 13).unwrap();
+    let mut bad = c1.clone();
+    let filecoin_proofs_api::seal::VanillaSealProof::StackedDrg2KiBV1(proofs) = &mut bad.phase1.vanilla_proofs else { panic!("2 KiB proofs") };
+    // A column read back with one row fewer (through its serde form).
+    let column = &mut proofs[0][1].replica_column_proofs.drg_parents[2];
+    let mut json: serde_json::Value = serde_json::to_value(&*column).unwrap();
+    json["column"]["rows"].as_array_mut().unwrap().pop();
+    *column = serde_json::from_value(json).unwrap();
+    let err = sector_circuits_with(&bad.phase1, &config, NativeWitness::Auto).err().expect("refused");
+    assert!(matches!(err, crate::porep::PorepError::InvalidC1(_)), "{err}");
+}
