@@ -7,15 +7,17 @@
 //! | piece | what | how |
 //! |-------|------|-----|
 //! | tree_d | the data leaf; per level its index bit, sibling, the two ordered children, their bits, SHA-256, the packed hash | native, a task per level |
-//! | columns | the 14 parent columns, their Poseidon hashes and tree_c paths; the challenge's 64 bits | the gadgets, on a scratch system |
+//! | columns | the 14 parent columns, their Poseidon hashes and tree_c paths; the challenge's 64 bits | native (`poseidon.rs`, `por.rs`), a task per column, then copied |
 //! | labels | per layer its parents' bits, the label's SHA-256 (20 compressions), the packed label | native, a task per layer |
-//! | tail | the encoded node, its tree_r_last path, the column hash of the labels and its tree_c path | the gadgets, on a scratch system |
+//! | tail | the encoded node, its tree_r_last path, the column hash of the labels and its tree_c path | native, two tasks, then copied |
 //!
-//! The native pieces are ~98% of the values (all SHA-256); their lengths
-//! do not depend on the values (what is constant in the gadgets' inputs is
-//! fixed by the circuit), so each piece's place in the witness is known
-//! before any is made, and every piece is written straight into the
-//! constraint system's aux vector (the prover's pinned buffer).
+//! The tree_d and label pieces are ~98% of the values (all SHA-256); their
+//! lengths do not depend on the values (what is constant in the gadgets'
+//! inputs is fixed by the circuit), so each piece's place in the witness
+//! is known before any is made, and they are written straight into the
+//! constraint system's aux vector (the prover's pinned buffer). The small
+//! pieces (columns, tail: ~2%) are made first into vectors of their own,
+//! which give the layout its remaining lengths.
 
 use std::marker::PhantomData;
 use std::sync::OnceLock;
@@ -191,28 +193,28 @@ impl<Tree: ShapeTree> NativePartition<Tree> {
         let start = Instant::now();
         self.header(cs)?;
         let plain: Vec<Plain> = self.challenges.par_iter().map(|c| self.plain(c)).collect();
-        // Each challenge's gadget-made pieces, in their order.
+        // Each challenge's small pieces, in their order.
         let per_challenge = self.challenges[0].drg_parents.len() + self.challenges[0].exp_parents.len() + 3;
-        let gadget: Vec<(Vec<Scalar>, Vec<Scalar>)> = (0..self.challenges.len() * per_challenge)
+        let small: Vec<(Vec<Scalar>, Vec<Scalar>)> = (0..self.challenges.len() * per_challenge)
             .into_par_iter()
             .map(|i| {
                 let (c, piece) = (i / per_challenge, i % per_challenge);
-                self.gadget_piece(&self.challenges[c], &plain[c], piece)
+                self.small_piece(&self.challenges[c], &plain[c], piece)
             })
             .collect::<Result<_, _>>()?;
-        let gadgets = start.elapsed();
+        let small_made = start.elapsed();
 
         let first = &self.challenges[0];
         let layers = first.drg_parents[0].rows.len();
         let label_lengths: Vec<usize> = (1..=layers).map(|layer| label_len(self.parents_at(first, layer).len())).collect();
         let native_len = 1 + first.tree_d.len() * level_len() + label_lengths.iter().sum::<usize>();
-        let aux_len = self.challenges.len() * native_len + gadget.iter().map(|g| g.1.len()).sum::<usize>();
-        let inputs_len = self.challenges.len() + gadget.iter().map(|g| g.0.len()).sum::<usize>();
+        let aux_len = self.challenges.len() * native_len + small.iter().map(|g| g.1.len()).sum::<usize>();
+        let inputs_len = self.challenges.len() + small.iter().map(|g| g.0.len()).sum::<usize>();
         let (aux, inputs) = cs.allocate_empty(aux_len, inputs_len);
 
-        // Per challenge: tree_d's path index (the challenge), then the gadget pieces' inputs.
+        // Per challenge: tree_d's path index (the challenge), then the small pieces' inputs.
         let mut inputs = inputs.iter_mut();
-        for (c, pieces) in self.challenges.iter().zip(gadget.chunks(per_challenge)) {
+        for (c, pieces) in self.challenges.iter().zip(small.chunks(per_challenge)) {
             let tree_d_index = c.tree_d.iter().enumerate().fold(0u64, |acc, (i, (_, right))| acc | (*right as u64) << i);
             // (The values first: zip takes from its first side first.)
             for (value, slot) in std::iter::once(Scalar::from(tree_d_index)).chain(pieces.iter().flat_map(|p| p.0.iter().copied())).zip(inputs.by_ref()) {
@@ -227,7 +229,7 @@ impl<Tree: ShapeTree> NativePartition<Tree> {
             rest = tail;
             piece
         };
-        for (ci, (c, pieces)) in self.challenges.iter().zip(gadget.chunks(per_challenge)).enumerate() {
+        for (ci, (c, pieces)) in self.challenges.iter().zip(small.chunks(per_challenge)).enumerate() {
             tasks.push((Task::Value(c.data_leaf), take(1)));
             for level in 0..c.tree_d.len() {
                 tasks.push((Task::TreeD { challenge: ci, level, cur: plain[ci].tree_d_nodes[level] }, take(level_len())));
@@ -247,9 +249,9 @@ impl<Tree: ShapeTree> NativePartition<Tree> {
         let laid_out = start.elapsed();
         tasks.into_par_iter().try_for_each(|(task, out)| self.fill(task, out))?;
         debug!(
-            "native witness: {aux_len} aux values in {:.3?} (header and gadget pieces {gadgets:.3?}, layout {:.3?}, native pieces {:.3?})",
+            "native witness: {aux_len} aux values in {:.3?} (header and small pieces {small_made:.3?}, layout {:.3?}, native pieces {:.3?})",
             start.elapsed(),
-            laid_out - gadgets,
+            laid_out - small_made,
             start.elapsed() - laid_out
         );
         Ok(())
@@ -290,7 +292,7 @@ impl<Tree: ShapeTree> NativePartition<Tree> {
     /// 64 bits; then the encoded node and its tree_r_last path; the labels'
     /// column hash and its tree_c path. (What storage-proofs' gadgets
     /// allocate there, made natively: `poseidon.rs`, `por.rs`.)
-    fn gadget_piece(&self, c: &Challenge, plain: &Plain, piece: usize) -> Result<(Vec<Scalar>, Vec<Scalar>), SynthesisError> {
+    fn small_piece(&self, c: &Challenge, plain: &Plain, piece: usize) -> Result<(Vec<Scalar>, Vec<Scalar>), SynthesisError> {
         let parents = c.drg_parents.len() + c.exp_parents.len();
         let mut aux = Vec::new();
         let input = if piece < parents {
