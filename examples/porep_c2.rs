@@ -64,6 +64,9 @@ struct Args {
     /// Workers (proofs in flight) per GPU.
     #[arg(long, default_value_t = 2)]
     workers: usize,
+    /// Partitions whose witnesses are made at once (0: the prover's default; with the native witness, cuzk::porep::NATIVE_SYNTHESIS_THREADS).
+    #[arg(long, default_value_t = 0)]
+    synthesis_threads: usize,
     /// First synthetic seed, and the seed of r and s.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -169,7 +172,7 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
     };
     let checked_by_verify_seal = !(synthetic || args.random_params || args.no_verify_seal);
     let config = SealProverConfig {
-        prover: ProverConfig { backend, workers_per_device: args.workers, verify_proofs: Some(!args.random_params), ..Default::default() },
+        prover: ProverConfig { backend, workers_per_device: args.workers, synthesis_threads: args.synthesis_threads, verify_proofs: Some(!args.random_params), ..Default::default() },
         params_file,
         verify_seal: checked_by_verify_seal,
         native_witness: match args.witness {

@@ -121,9 +121,42 @@ pub enum ProverError {
     /// A proving thread panicked; the panic's message.
     WorkerPanicked(String),
 
-    #[error("the proof failed verification before it was returned ({0}); it was discarded")]
+    #[error("{}the proof failed verification before it was returned ({why}); it was discarded", batch_index.map_or(String::new(), |i| format!("proof {i} of the batch: ")))]
     /// The finished proof failed the check before return (`verify_proofs`).
-    InvalidProof(String),
+    InvalidProof {
+        /// Why: the pairing check failed, or the verifier's error.
+        why: String,
+        /// Its circuit's place in a `prove_batch` call (`None` outside one).
+        batch_index: Option<usize>,
+    },
+
+    #[error("proof {index} of the batch was made, but the batch's progress callback panicked on it: {message}")]
+    /// The caller's `on_done` callback of a `prove_batch_*` call panicked
+    /// on this proof. The proof was made (and checked, with
+    /// `verify_proofs`): it is here, so no work is lost; the batch's other
+    /// proofs went on.
+    CallbackPanicked {
+        /// The proof's place in the batch.
+        index: usize,
+        /// The panic's message.
+        message: String,
+        /// The proof the callback was given.
+        proof: Option<Box<bellperson::groth16::Proof<blstrs::Bls12>>>,
+    },
+
+    #[error("GPU {device} has {free} bytes of VRAM free; {needed} are needed: {detail}")]
+    /// The device cannot hold what the prover reserves (bases, tables,
+    /// worker slots): `Backend::Auto` then proves on the CPU.
+    NotEnoughVram {
+        /// The device's ordinal.
+        device: u32,
+        /// Bytes free (or the configured stand-in).
+        free: u64,
+        /// Bytes the prover would reserve.
+        needed: u64,
+        /// What the bytes are for, and what to change.
+        detail: String,
+    },
 
     #[error("this staged proof was pre-staged by another prover; compute it with that one")]
     /// A `Staged` given to a prover other than the one that made it.

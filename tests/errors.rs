@@ -142,7 +142,7 @@ fn an_invalid_proof_is_caught_before_return() {
     assert!(!common::verifies(&params, &wrong, &circuit.public_values()), "the moved density must give a wrong proof");
     let checked = Prover::new(params.clone(), ProverConfig { backend: Backend::Cpu, verify_proofs: Some(true), ..Default::default() }).unwrap();
     let err = checked.compute(checked.prestage(ProofJob::new(asg, &mut rng)).unwrap()).unwrap_err();
-    assert!(matches!(err, ProverError::InvalidProof(_)), "{err}");
+    assert!(matches!(err, ProverError::InvalidProof { batch_index: None, .. }), "{err}");
     assert_eq!(checked.proofs_rejected(), 1);
     // A good proof passes the check and is not counted.
     let proof = checked.prove(circuit.clone(), &mut rng).unwrap();
@@ -164,6 +164,8 @@ fn gpu_backend_without_a_usable_gpu_is_an_error_and_auto_falls_back() {
     }
     let auto = Prover::new(params, ProverConfig::default()).unwrap();
     assert_ne!(auto.backend(), Backend::Auto);
+    // A CPU prover made by Auto says why; a GPU one has nothing to say.
+    assert_eq!(auto.gpu_fallback().is_some(), auto.backend() == Backend::Cpu, "{:?}", auto.gpu_fallback());
     let x = Scalar::random(&mut rng);
     let proof = auto.prove(TestCircuit::Square(Some(x)), &mut rng).unwrap();
     assert!(common::verifies(auto.params().unwrap(), &proof, &[x.square()]));
@@ -212,4 +214,86 @@ fn try_prestage_gives_the_job_back_when_every_slot_is_held() {
     assert!(common::verifies(prover.params().unwrap(), &second, &[x.square()]));
     let same = bellperson::groth16::create_proof(TestCircuit::Square(Some(x)), prover.params().unwrap(), r, s).unwrap();
     assert_eq!(second, same, "the returned job kept its witness and randomness");
+}
+
+#[test]
+fn the_cpu_backend_checks_its_proofs_by_default() {
+    let mut rng = rng();
+    let params = params_for(TestCircuit::Square(None), &mut rng);
+    // Defaults but for the backend, and no satisfaction check: an
+    // unsatisfied circuit is proved, and the check before return catches it.
+    let config = ProverConfig { backend: Backend::Cpu, check_satisfied: false, ..Default::default() };
+    let prover = Prover::new(params.clone(), config).unwrap();
+    let err = prover.prove(TestCircuit::WrongSquare(Scalar::from(5u64)), &mut rng).unwrap_err();
+    assert!(matches!(err, ProverError::InvalidProof { .. }), "{err}");
+    assert_eq!(prover.proofs_rejected(), 1);
+    // A density moved in a hand-built assignment, on the default config.
+    let params = params_for(SyntheticPorep::shape(200, 2), &mut rng);
+    let circuit = SyntheticPorep::with_witness(200, 2, 4);
+    let mut asg = synthesize(circuit).unwrap();
+    common::move_one_a_aux_density_bit(&mut asg);
+    let prover = Prover::new(params, ProverConfig { backend: Backend::Cpu, ..Default::default() }).unwrap();
+    let err = prover.compute(prover.prestage(ProofJob::new(asg, &mut rng)).unwrap()).unwrap_err();
+    assert!(matches!(err, ProverError::InvalidProof { .. }), "{err}");
+}
+
+#[test]
+fn an_invalid_proof_in_a_batch_names_its_place() {
+    let mut rng = rng();
+    let params = params_for(TestCircuit::Square(None), &mut rng);
+    let config = ProverConfig { backend: Backend::Cpu, check_satisfied: false, ..Default::default() };
+    let prover = Prover::new(params.clone(), config).unwrap();
+    let x = Scalar::from(3u64);
+    let circuits = vec![TestCircuit::Square(Some(x)), TestCircuit::Square(Some(x)), TestCircuit::WrongSquare(x), TestCircuit::Square(Some(x))];
+    let results = prover.prove_batch(circuits, &mut rng);
+    for (i, result) in results.iter().enumerate() {
+        match (i, result) {
+            (2, Err(e @ ProverError::InvalidProof { batch_index: Some(2), .. })) => assert!(e.to_string().contains("proof 2 of the batch"), "{e}"),
+            (2, other) => panic!("proof 2: {other:?}"),
+            (_, Ok(proof)) => assert!(common::verifies(&params, proof, &[x.square()])),
+            (_, Err(e)) => panic!("proof {i}: {e}"),
+        }
+    }
+}
+
+#[test]
+fn a_panicking_progress_callback_costs_no_proof_and_no_hang() {
+    let mut rng = rng();
+    let params = params_for(TestCircuit::Square(None), &mut rng);
+    // One worker and one synthesis thread: the channel fills at once, so a
+    // worker ended by the panic would leave the synthesis thread waiting.
+    let config = ProverConfig { backend: Backend::Cpu, workers_per_device: 1, synthesis_threads: 1, ..Default::default() };
+    let prover = Prover::new(params.clone(), config).unwrap();
+    let xs: Vec<Scalar> = (2..8u64).map(Scalar::from).collect();
+    let circuits: Vec<_> = xs.iter().map(|&x| TestCircuit::Square(Some(x))).collect();
+    let randomness = common::random_r_s(circuits.len(), &mut rng);
+    let done = common::watchdog(120, "a batch whose progress callback panicked did not return");
+    let called = std::sync::atomic::AtomicUsize::new(0);
+    let results = prover.prove_batch_with_progress(circuits, randomness, |i, _| {
+        called.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if i == 1 || i == 4 {
+            panic!("callback bug on {i}");
+        }
+    });
+    drop(done);
+    assert_eq!(called.into_inner(), xs.len(), "the callback is called for every proof, also after a panic");
+    for (i, (result, x)) in results.into_iter().zip(&xs).enumerate() {
+        let proof = match result {
+            Ok(proof) => {
+                assert!(i != 1 && i != 4, "proof {i} should carry the callback's panic");
+                proof
+            }
+            Err(ProverError::CallbackPanicked { index, message, proof }) => {
+                assert!(i == 1 || i == 4, "proof {i}: {message}");
+                assert_eq!(index, i);
+                assert!(message.contains(&format!("callback bug on {i}")), "{message}");
+                *proof.expect("the proof made is kept")
+            }
+            Err(e) => panic!("proof {i}: {e}"),
+        };
+        assert!(common::verifies(&params, &proof, &[x.square()]), "proof {i}");
+    }
+    // The prover is whole afterwards.
+    let proof = prover.prove(TestCircuit::Square(Some(xs[0])), &mut rng).unwrap();
+    assert!(common::verifies(&params, &proof, &[xs[0].square()]));
 }

@@ -315,7 +315,7 @@ fn gpu_proofs_are_checked_before_return_and_tied_to_their_prover() {
     let mut asg = synthesize(circuit.clone()).unwrap();
     common::move_one_a_aux_density_bit(&mut asg);
     let err = a.compute(a.prestage(ProofJob::new(asg, &mut rng)).unwrap()).unwrap_err();
-    assert!(matches!(err, ProverError::InvalidProof(_)), "{err}");
+    assert!(matches!(err, ProverError::InvalidProof { .. }), "{err}");
     assert_eq!(a.proofs_rejected(), 1);
     // Both provers, and a's slot, go on.
     for p in [&a, &b] {
@@ -493,4 +493,30 @@ fn proofs_spread_over_contexts_standing_in_for_gpus_and_match_bellperson() {
     }
     let config = ProverConfig { devices: vec![0], faults: cuzk::FaultPlan { contexts_per_gpu: Some(3), ..Default::default() }, ..all_gpus(2) };
     proofs_spread_over_devices(config, 3);
+}
+
+#[test]
+fn a_failed_wait_for_a_compute_drains_the_slot_before_it_is_freed() {
+    if common::gpu_or_skip("a_failed_wait_for_a_compute_drains_the_slot_before_it_is_freed").is_none() {
+        return;
+    }
+    let mut rng = common::rng();
+    // Large enough that the H step and MSMs still run when the wait fails.
+    let (constraints, inputs) = ((1 << 20) - 100, 3);
+    let params = common::params_for(SyntheticPorep::shape(constraints, inputs), &mut rng);
+    let config = ProverConfig { faults: cuzk::FaultPlan { completion_wait: Some(1), ..Default::default() }, ..gpu_config(1) };
+    let engine = GpuEngine::new(&params.clone().into(), None, &config).expect("engine");
+    let asg = synthesize(SyntheticPorep::with_witness(constraints, inputs, 3)).unwrap();
+    let shape = ProofShape::of(&asg).unwrap();
+    let (r, s) = common::random_r_s(1, &mut rng)[0];
+    let st = engine.prestage(0, &shape, ProofJob::with_randomness(asg.clone(), r, s), false).unwrap();
+    let failed = engine.compute(&params.vk, st, &mut PhaseTimings::default());
+    assert!(matches!(failed, Err(ProverError::Gpu(ref m)) if m.contains("CompletionWait")), "{failed:?}");
+    // Freed with the error, and idle: nothing of the failed proof still runs.
+    assert!(engine.slot_idle(0).unwrap(), "the slot was freed while its stream still computed");
+    assert!(engine.lost_devices().is_empty(), "an error of one wait is not a lost device");
+    let st = engine.prestage(0, &shape, ProofJob::with_randomness(asg, r, s), false).unwrap();
+    let proof = engine.compute(&params.vk, st, &mut PhaseTimings::default()).unwrap();
+    let want = bellperson::groth16::create_proof(SyntheticPorep::with_witness(constraints, inputs, 3), &params, r, s).unwrap();
+    assert_eq!(proof, want);
 }

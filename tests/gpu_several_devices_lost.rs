@@ -41,19 +41,31 @@ fn a_lost_gpu_takes_no_more_proofs_and_the_others_go_on() {
     let prover = Prover::new(params.clone(), config).expect("prover over every GPU");
     assert_eq!(prover.workers(), devices);
     let circuits: Vec<_> = (0..16).map(|i| SyntheticPorep::with_witness(20_000, 2, 50 + i)).collect();
-    let results = prover.prove_batch(circuits.clone(), &mut rng);
+    let randomness = common::random_r_s(circuits.len(), &mut rng);
+    let results = prover.prove_batch_timed(circuits.clone(), randomness, &std::sync::atomic::AtomicBool::new(false), |_, _| {});
     let lost: Vec<u32> = results.iter().filter_map(|r| if let Err(ProverError::DeviceLost { device, .. }) = r { Some(*device) } else { None }).collect();
     poisoned.extend(&lost);
     // The poisoned proof, and at most one staged on that GPU per worker
     // meanwhile; every other proof is made by the other GPUs.
     assert!(!lost.is_empty() && lost.len() <= 2, "{} lost: {results:?}", lost.len());
+    let mut made_on = std::collections::BTreeMap::<u32, usize>::new();
     for (i, r) in results.iter().enumerate() {
         match r {
-            Ok(proof) => assert!(common::verifies(&params, proof, &circuits[i].public_values()), "proof {i}"),
+            Ok((proof, timings)) => {
+                assert!(common::verifies(&params, proof, &circuits[i].public_values()), "proof {i}");
+                *made_on.entry(timings.device.expect("a GPU proof names its device")).or_default() += 1;
+            }
             Err(ProverError::DeviceLost { .. }) => {}
             Err(e) => panic!("proof {i}: {e}"),
         }
     }
+    // The surviving GPUs made every proof the lost one did not take.
+    assert_eq!(made_on.values().sum::<usize>(), circuits.len() - lost.len());
+    assert!(made_on.len() == devices - 1 || made_on.len() == devices, "proofs by device: {made_on:?}");
+    for device in made_on.keys().filter(|d| !lost.contains(d)) {
+        assert!(made_on[device] > 0, "GPU {device} survived but made no proof");
+    }
+    assert!((0..devices as u32).filter(|d| !lost.contains(d)).all(|d| made_on.contains_key(&d)), "a surviving GPU made none of the batch: {made_on:?}");
     assert_eq!(prover.proofs_rejected(), 0);
     // Later proofs go to the GPUs still usable, never the lost one.
     let mut workers = std::collections::BTreeSet::new();

@@ -109,3 +109,22 @@ fn the_random_file_writer_writes_what_the_reader_reads() {
     let by_bellperson = bellperson::groth16::Parameters::<blstrs::Bls12>::read(std::fs::File::open(&file.0).unwrap(), true).expect("bellperson reads it");
     assert!(by_bellperson == read);
 }
+
+#[test]
+fn a_file_truncated_after_it_was_opened_is_an_error_not_a_crash() {
+    let mut rng = common::rng();
+    let params = common::params_for(SyntheticPorep::shape(300, 2), &mut rng);
+    let file = TempFile::new(&file_bytes(&params));
+    let opened = ParamsFile::open(&file.0).unwrap();
+    let full = opened.len() as u64;
+    // Cut in the middle of the bases, as a fetch rewriting the file would.
+    std::fs::OpenOptions::new().write(true).open(&file.0).unwrap().set_len(full / 2).unwrap();
+    match opened.read_parameters() {
+        Err(ParamsFileError::Truncated { needed, found, .. }) => assert!(found == full / 2 && needed > found, "{needed} {found}"),
+        other => panic!("{:?}", other.map(|_| "parameters")),
+    }
+    match Prover::new(opened, cpu()) {
+        Err(ProverError::ParamsFile(ParamsFileError::Truncated { .. })) => {}
+        other => panic!("{:?}", other.map(|_| "a prover")),
+    }
+}

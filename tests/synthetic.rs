@@ -1,6 +1,8 @@
 //! The random assignment and parameters used for full-size timing have the
 //! requested shape and statistics, and the prover accepts them.
 
+mod common;
+
 use blstrs::Scalar;
 use cuzk::synthetic::{random_assignment, random_parameters, WitnessStats};
 use cuzk::{Backend, ProofJob, ProofShape, Prover, ProverConfig};
@@ -28,14 +30,22 @@ fn random_assignment_has_the_requested_shape_and_statistics() {
 }
 
 #[test]
-fn random_parameters_fit_their_shape_and_the_cpu_prover_runs_on_them() {
+fn random_parameters_fit_their_shape_and_the_cpu_prover_proves_on_them_as_the_reference_does() {
     let asg = random_assignment(3000, 3, 2500, WitnessStats::POREP_32G, 9);
     let shape = ProofShape::of(&asg).unwrap();
     let params = random_parameters(&shape, 1);
     shape.check_params(&params).unwrap();
-    let config = ProverConfig { backend: Backend::Cpu, workers_per_device: 1, check_satisfied: false, ..Default::default() };
-    let prover = Prover::new(params, config).unwrap();
-    let mut rng = rand::thread_rng();
-    let staged = prover.prestage(ProofJob::new(asg, &mut rng)).unwrap();
-    prover.compute(staged).unwrap();
+    // Random points verify nothing: the check before return is off, and the
+    // proof is held to one computed apart (bellperson's domain, blstrs' MSMs).
+    let config = ProverConfig { backend: Backend::Cpu, workers_per_device: 1, check_satisfied: false, verify_proofs: Some(false), ..Default::default() };
+    let prover = Prover::new(params.clone(), config).unwrap();
+    let mut rng = common::rng();
+    let (r, s) = (Scalar::random(&mut rng), Scalar::random(&mut rng));
+    let staged = prover.prestage(ProofJob::with_randomness(asg.clone(), r, s)).unwrap();
+    let proof = prover.compute(staged).unwrap();
+    assert_eq!(proof, common::reference_proof(&params, &asg, r, s));
+    // With the check on (the default), such a proof is refused, not returned.
+    let checked = Prover::new(params, ProverConfig { backend: Backend::Cpu, workers_per_device: 1, check_satisfied: false, ..Default::default() }).unwrap();
+    let err = checked.compute(checked.prestage(ProofJob::with_randomness(asg, r, s)).unwrap()).unwrap_err();
+    assert!(matches!(err, cuzk::ProverError::InvalidProof { .. }), "{err}");
 }

@@ -28,7 +28,7 @@ pub use cuzk_kernels::r1cs::{column, coeff, entry, COEFF_MINUS_ONE, COEFF_ONE};
 pub use file::CompiledFileError;
 pub use witness::synthesize_witness;
 pub(crate) use witness::synthesize_witness_into;
-#[cfg(test)]
+#[cfg(all(test, feature = "porep"))]
 pub(crate) use witness::WitnessOnlyCs;
 
 /// One of A, B, C as compressed sparse rows.

@@ -64,7 +64,7 @@ pub(crate) struct WitnessOnlyCs {
 
 impl WitnessOnlyCs {
     /// An empty one, without ONE and without a cap (tests of gadgets).
-    #[cfg(test)]
+    #[cfg(all(test, feature = "porep"))]
     pub(crate) fn scratch() -> Self {
         WitnessOnlyCs { input: Vec::new(), aux: Vec::new(), cap: None, overflow: Vec::new(), error: None }
     }

@@ -205,7 +205,9 @@ impl Drop for SlotClaim {
 }
 
 /// The GPU backend of a prover: devices, their shared bases and tables,
-/// and the worker slots (see the module docs).
+/// and the worker slots (see the module docs). A low-level path: its
+/// proofs are not checked before they are returned (use [`crate::Prover`]
+/// for that).
 pub struct GpuEngine {
     slots: Vec<WorkerSlot>,
     shared: Vec<DeviceShared>,
@@ -334,7 +336,7 @@ impl GpuEngine {
             h_steps_run: AtomicU64::new(0),
             msms_run: AtomicU64::new(0),
         };
-        if config.faults.hang.is_some() {
+        if config.faults.hang.is_some() || config.faults.upload_hang.is_some() {
             engine.devices[0].bind()?;
             engine.hang_word = Some(DeviceBuffer::from_slice(&[0u32]).map_err(|e| gpu_err("hang word", e))?);
         }
@@ -344,13 +346,16 @@ impl GpuEngine {
             let free = config.faults.vram_free.unwrap_or(free);
             if budget.total() > free {
                 let compact = if ntt_layout.rows_bits != 0 { ", ntt_row_twiddles = false" } else { "" };
-                return Err(ProverError::Config(format!(
-                    "GPU {} has {} of VRAM free; the parameters and {} worker(s) need {budget} \
-                     (use fewer workers_per_device{compact} or a GPU with more memory)",
-                    gpu.ordinal,
-                    gib(free),
-                    config.workers_per_device
-                )));
+                return Err(ProverError::NotEnoughVram {
+                    device: gpu.ordinal,
+                    free: free as u64,
+                    needed: budget.total() as u64,
+                    detail: format!(
+                        "{} free; the parameters and {} worker(s) need {budget} (use fewer workers_per_device{compact} or a GPU with more memory)",
+                        gib(free),
+                        config.workers_per_device
+                    ),
+                });
             }
             engine.shared.push(DeviceShared::new(gpu, params, ntt_layout, compiled, config.gpu_timeout)?);
             engine.lost.push(Mutex::new(None));
@@ -362,7 +367,7 @@ impl GpuEngine {
                     device: d,
                     stream: Stream::new(StreamFlags::NON_BLOCKING, None).map_err(|e| gpu_err("stream", e))?,
                     vram,
-                    stager: Mutex::new(PinnedStager::new()?),
+                    stager: Mutex::new(PinnedStager::new(config.gpu_timeout)?),
                     upload_began: Event::new(EventFlags::DEFAULT).map_err(|e| gpu_err("event", e))?,
                     abc_began: Event::new(EventFlags::DEFAULT).map_err(|e| gpu_err("event", e))?,
                     first_bad: Mutex::new((
@@ -562,6 +567,11 @@ impl GpuEngine {
             None => stager.upload(&ws.stream, at(to), scalar_limbs(part.of(asg))),
         };
         ws.upload_began.record(&ws.stream).map_err(|e| gpu_err("record upload event", e))?;
+        if let (Err(_), Some(word)) = (self.faults.check(Fault::UploadHang), &self.hang_word) {
+            // SAFETY: the word lives as long as the engine; the stream
+            // waits for a value nothing ever writes.
+            unsafe { sys_check("upload hang", cuStreamWaitValue32_v2(ws.stream.as_inner(), word.as_device_ptr().as_raw(), 1, 1))? };
+        }
         if job.is_witness_only() {
             upload(stager, Part::Input, lay.scalars_at())?;
             self.faults.check(Fault::Upload)?;
@@ -669,6 +679,11 @@ impl GpuEngine {
     ///
     /// After a fatal error on its device (this proof's or an earlier one's),
     /// `DeviceLost`, at once.
+    ///
+    /// Unverified: the proof is returned without the check against the
+    /// verifying key that [`crate::Prover::compute`] makes
+    /// (`ProverConfig::verify_proofs`). A caller of this low-level path
+    /// checks its proofs itself (`bellperson::groth16::verify_proof`).
     pub fn compute(&self, vk: &VerifyingKey<Bls12>, st: GpuStaged, timings: &mut PhaseTimings) -> Result<Proof<Bls12>, ProverError> {
         let device = self.slot(st.slot)?.device;
         self.usable(device)?;
@@ -699,7 +714,16 @@ impl GpuEngine {
                 }
             }
         };
-        wait::event(&bufs.done, "H step and MSMs", self.timeout)?;
+        let finished = self.faults.check(Fault::CompletionWait).and_then(|()| wait::event(&bufs.done, "H step and MSMs", self.timeout));
+        if let Err(e) = finished {
+            // The slot goes back to the pool with this error: its next
+            // proof must find its stream idle, not still computing this
+            // one (a lost device takes no next proof).
+            if !matches!(e, ProverError::DeviceLost { .. }) {
+                wait::stream(&ws.stream, "drain after a failed wait for a compute", self.timeout)?;
+            }
+            return Err(e);
+        }
         // A timing query that fails costs the log its figure, never the proof.
         timings.ntt = bufs.h_done.elapsed(&bufs.began).unwrap_or_default();
         timings.msm = bufs.done.elapsed(&bufs.h_done).unwrap_or_default();
@@ -804,6 +828,19 @@ impl GpuEngine {
             _ => None,
         };
         MsmInput { scalars, n: msm.scalars(lay), density, base_offset, general }
+    }
+
+    /// Whether a worker slot's stream has nothing left to run (for tests
+    /// and monitoring; never waits).
+    pub fn slot_idle(&self, slot: usize) -> Result<bool, ProverError> {
+        let ws = self.slot(slot)?;
+        self.devices[ws.device].bind()?;
+        // SAFETY: a query of a live stream.
+        let r = unsafe { cust::sys::cuStreamQuery(ws.stream.as_inner()) };
+        if r == cust::sys::CUresult::CUDA_ERROR_NOT_READY {
+            return Ok(false);
+        }
+        sys_check("slot stream", r).map(|()| true)
     }
 
     /// Downloads a slot's contents (for tests and debugging; blocks).

@@ -10,6 +10,7 @@ mod compiled;
 mod compute_order;
 mod device_context;
 mod engine;
+mod fatal;
 mod host_pin;
 pub mod kernel_cache;
 mod params_upload;
@@ -46,14 +47,9 @@ pub(crate) fn gpu_err(what: &str, e: cust::error::CudaError) -> ProverError {
     classify(what, e as u32, &text)
 }
 
-/// CUDA's error codes that poison a context: ECC uncorrectable (214),
-/// illegal address (700), launch timeout (702), hardware stack error,
-/// illegal instruction, misaligned address, invalid address space,
-/// invalid PC (714–718), launch failed (719).
-const STICKY: [u32; 9] = [214, 700, 702, 714, 715, 716, 717, 718, 719];
-
+/// `DeviceLost` for the errors of [`fatal::FATAL_ERRORS`].
 fn classify(what: &str, code: u32, text: &str) -> ProverError {
-    if STICKY.contains(&code) {
+    if fatal::fatal_class(code).is_some() {
         // The device whose context is current: the one the failed call used.
         let device = cust::context::CurrentContext::get_device().map_or(u32::MAX, |d| d.as_raw() as u32);
         return ProverError::DeviceLost { device, cause: format!("{what}: {text}") };

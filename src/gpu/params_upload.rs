@@ -42,7 +42,7 @@ impl FileLoader {
     pub fn new(timeout: Option<Duration>) -> Result<Self, ProverError> {
         let stream = || Stream::new(StreamFlags::NON_BLOCKING, None).map_err(|e| gpu_err("stream", e));
         Ok(FileLoader {
-            stager: PinnedStager::new()?,
+            stager: PinnedStager::new(timeout)?,
             copy: stream()?,
             decode: stream()?,
             copied: Marker::new()?,
@@ -56,9 +56,9 @@ impl FileLoader {
     /// point is `ParamsFileError::BadPoint` naming the first one.
     pub fn query(&mut self, gpu: &GpuDevice, file: &ParamsFile, query: Query) -> Result<GpuBases, ProverError> {
         let start = std::time::Instant::now();
-        let bytes = file.query_bytes(query);
+        let total = file.query_len_bytes(query);
         let point_bytes = query.point_bytes();
-        let len = bytes.len() / point_bytes;
+        let len = total / point_bytes;
         if len >= 1 << 31 {
             return Err(ProverError::Config(format!("the {query} has {len} bases; at most 2^31 - 1 are supported")));
         }
@@ -67,28 +67,26 @@ impl FileLoader {
             _ => (MsmCurve::G1, "decode_g1_points"),
         };
         // SAFETY: u64 takes any bit pattern; every word is copied in below.
-        let buf = unsafe { DeviceBuffer::<u64>::uninitialized((bytes.len() / 8).max(1)) }.map_err(|e| gpu_err("MSM bases", e))?;
+        let buf = unsafe { DeviceBuffer::<u64>::uninitialized((total / 8).max(1)) }.map_err(|e| gpu_err("MSM bases", e))?;
         let first_bad = DeviceBuffer::from_slice(&[NO_PROBLEM]).map_err(|e| gpu_err("decode status", e))?;
         let piece_points = CHUNK_BYTES / point_bytes;
-        // Pieces already copied are unmapped by a thread of their own:
-        // unmapping costs as much as copying (measured on the H200
-        // machine: 2.5 s instead of 1.0 s for 47 GB when done in line).
-        let enqueued = std::thread::scope(|scope| {
-            let (read, to_release) = std::sync::mpsc::channel::<&[u8]>();
-            scope.spawn(move || to_release.into_iter().for_each(|piece| file.release_read_pages(piece)));
-            bytes.chunks(piece_points * point_bytes).enumerate().try_for_each(|(k, piece)| {
-                let dst = buf.as_device_ptr().wrapping_add(k * piece_points * point_bytes / 8);
-                self.stager.upload_bytes(&self.copy, dst, piece)?;
-                let _ = read.send(piece);
+        let piece_bytes = piece_points * point_bytes;
+        // Each piece is read from the file straight into a pinned staging
+        // chunk (in parallel, on the host pool's threads), copied, then
+        // decoded while the next one is read.
+        let enqueued = (0..total).step_by(piece_bytes).enumerate().try_for_each(|(k, offset)| {
+                let piece_len = piece_bytes.min(total - offset);
+                let dst = buf.as_device_ptr().wrapping_add(offset / 8);
+                let read = |chunk: &mut [u8], _: usize| crate::prover::host_pool::run(|| file.read_query(query, offset, chunk)).map_err(ProverError::from);
+                self.stager.upload_filled(&self.copy, dst, piece_len, read)?;
                 self.copied.record(&self.copy)?;
                 self.copied.wait_on(&self.decode)?;
-                let (mut points, mut n, mut first) = (dst.as_raw(), (piece.len() / point_bytes) as u32, (k * piece_points) as u32);
+                let (mut points, mut n, mut first) = (dst.as_raw(), (piece_len / point_bytes) as u32, (k * piece_points) as u32);
                 let (mut constants, mut subgroup, mut bad) = (self.constants.as_device_ptr().as_raw(), u32::from(file.subgroup_check()), first_bad.as_device_ptr().as_raw());
                 // SAFETY: the arguments match the kernel's signature; the
                 // buffers outlive the stream's work (waited on below).
                 unsafe { launch_elementwise(&gpu.module, &self.decode, kernel, n, &kernel_args!(points, n, first, constants, subgroup, bad)) }
-            })
-        });
+            });
         // Both streams drained before the buffers can be freed, error or not.
         let copied = wait::stream(&self.copy, "copy parameter file", self.timeout);
         let decoded = wait::stream(&self.decode, "decode parameter file", self.timeout);
@@ -105,7 +103,7 @@ impl FileLoader {
             gpu.ordinal,
             query,
             file.path().display(),
-            bytes.len() as f64 / 1e9,
+            total as f64 / 1e9,
             if file.subgroup_check() { " and subgroup-checked" } else { "" },
             start.elapsed().as_secs_f64()
         );

@@ -17,7 +17,9 @@ use cust::memory::{DevicePointer, LockedBuffer};
 use cust::stream::Stream;
 use rayon::prelude::*;
 
-use super::{gpu_err, sys_check};
+use std::time::Duration;
+
+use super::{gpu_err, sys_check, wait};
 use crate::error::ProverError;
 
 /// 32 MiB per chunk: large enough to run the PCIe link at full speed.
@@ -32,13 +34,17 @@ pub(crate) struct PinnedStager {
     chunks: [LockedBuffer<u64>; 2],
     drained: [Event; 2],
     next: usize,
+    /// The longest wait for a chunk's copy (`ProverConfig::gpu_timeout`):
+    /// a copy that never finishes is `DeviceLost`, not a thread blocked
+    /// for ever while it holds the device's upload turn.
+    timeout: Option<Duration>,
 }
 
 impl PinnedStager {
-    pub fn new() -> Result<Self, ProverError> {
+    pub fn new(timeout: Option<Duration>) -> Result<Self, ProverError> {
         let chunk = || LockedBuffer::new(&0u64, CHUNK_WORDS).map_err(|e| gpu_err("pinned staging buffer", e));
         let event = || Event::new(EventFlags::DISABLE_TIMING).map_err(|e| gpu_err("event", e));
-        Ok(PinnedStager { chunks: [chunk()?, chunk()?], drained: [event()?, event()?], next: 0 })
+        Ok(PinnedStager { chunks: [chunk()?, chunk()?], drained: [event()?, event()?], next: 0, timeout })
     }
 
     /// Enqueues a copy of `src` to `dst` on `stream`. Returns once `src` has
@@ -50,35 +56,44 @@ impl PinnedStager {
     /// [`Self::upload`] of bytes (any alignment) to the device address
     /// `dst`.
     pub fn upload_bytes(&mut self, stream: &Stream, dst: DevicePointer<u64>, src: &[u8]) -> Result<(), ProverError> {
-        for (i, piece) in src.chunks(CHUNK_BYTES).enumerate() {
+        self.upload_filled(stream, dst, src.len(), |chunk, offset| {
+            let piece = &src[offset..offset + chunk.len()];
+            crate::prover::host_pool::run(|| chunk.par_chunks_mut(COPY_BYTES).zip(piece.par_chunks(COPY_BYTES)).for_each(|(dst, src)| dst.copy_from_slice(src)));
+            Ok(())
+        })
+    }
+
+    /// Enqueues a copy of `len` bytes to `dst` on `stream`, each staging
+    /// chunk filled by `fill(chunk, offset)` with the bytes from `offset`
+    /// on (a file read straight into pinned memory, or a memcpy). Returns
+    /// once every chunk has been filled.
+    pub fn upload_filled(
+        &mut self,
+        stream: &Stream,
+        dst: DevicePointer<u64>,
+        len: usize,
+        mut fill: impl FnMut(&mut [u8], usize) -> Result<(), ProverError>,
+    ) -> Result<(), ProverError> {
+        for (i, offset) in (0..len).step_by(CHUNK_BYTES).enumerate() {
+            let n = CHUNK_BYTES.min(len - offset);
             let k = self.next;
             // Unrecorded events report complete, so the first use never waits.
-            self.drained[k].synchronize().map_err(|e| gpu_err("staging event", e))?;
+            wait::event(&self.drained[k], "a staging chunk's copy to the GPU", self.timeout)?;
             let chunk: &mut [u8] = bytemuck::cast_slice_mut(&mut self.chunks[k][..]);
-            crate::prover::host_pool::run(|| {
-                chunk[..piece.len()]
-                    .par_chunks_mut(COPY_BYTES)
-                    .zip(piece.par_chunks(COPY_BYTES))
-                    .for_each(|(dst, src)| dst.copy_from_slice(src))
-            });
-            // SAFETY: dst has room for src (the caller's layout); the
+            fill(&mut chunk[..n], offset)?;
+            // SAFETY: dst has room for len bytes (the caller's layout); the
             // pinned chunk stays untouched until its event reports done.
             unsafe {
                 sys_check(
                     "host to device copy",
-                    cust::sys::cuMemcpyHtoDAsync_v2(
-                        dst.as_raw() + (i * CHUNK_BYTES) as u64,
-                        self.chunks[k].as_ptr().cast(),
-                        piece.len(),
-                        stream.as_inner(),
-                    ),
+                    cust::sys::cuMemcpyHtoDAsync_v2(dst.as_raw() + (i * CHUNK_BYTES) as u64, self.chunks[k].as_ptr().cast(), n, stream.as_inner()),
                 )?;
             }
             // The chunk is used again only once its event says the copy
             // is done; if the event cannot be recorded, wait here instead.
             if let Err(e) = self.drained[k].record(stream) {
-                let _ = stream.synchronize();
-                return Err(gpu_err("record staging event", e));
+                let drained = wait::stream(stream, "a staging copy, its event not recorded", self.timeout);
+                return Err(drained.err().unwrap_or_else(|| gpu_err("record staging event", e)));
             }
             self.next ^= 1;
         }

@@ -27,8 +27,11 @@ use super::PorepError;
 use crate::{random_r_s, CompiledCircuit, ParamsFile, PhaseTimings, Prover, ProverConfig, ProverError};
 
 /// Partitions whose native witnesses are made at once (each on every
-/// core) when `ProverConfig::synthesis_threads` is left at 0.
-pub const NATIVE_SYNTHESIS_THREADS: usize = 2;
+/// core) when `ProverConfig::synthesis_threads` is left at 0. One: a 32 GiB
+/// partition's witness and its classes take about 0.46 s on 16 cores
+/// against 1.42 s of GPU, and the first partition of a batch is then ready
+/// soonest (one sector 14.81 s against 14.98 s with two; docs/PERFORMANCE.md).
+pub const NATIVE_SYNTHESIS_THREADS: usize = 1;
 
 /// How a [`SealProver`] is built.
 #[derive(Clone, Debug)]
@@ -143,11 +146,12 @@ impl SealProver {
         let mut prover_config = config.prover.clone();
         prover_config.verify_proofs = Some(prover_config.verify_proofs.unwrap_or(true));
         if native_witness != NativeWitness::Off && prover_config.synthesis_threads == 0 {
-            // A native witness uses every core: two partitions at a time keep
-            // the GPU fed (each takes a fraction of its proof's GPU time) and
-            // few witnesses in memory.
+            // A native witness uses every core: one partition at a time
+            // keeps the GPU fed (each takes a third of its proof's GPU time)
+            // with the fewest witnesses in memory.
             prover_config.synthesis_threads = NATIVE_SYNTHESIS_THREADS;
         }
+        let synthesis_threads = prover_config.synthesis_threads;
         let start = Instant::now();
         let prover = Prover::with_compiled(file, compiled, prover_config).map_err(|e| match e {
             ProverError::ParamsFile(source) => PorepError::Params { path: params_file.clone(), source },
@@ -156,7 +160,8 @@ impl SealProver {
         // A SealProver proves for a long time: its witness buffers are made
         // now, not in its first sector's time.
         let buffers = prover.reserve_witness_buffers();
-        info!("{proof:?}: prover ready in {:.2?} ({:?}, {} worker(s), {buffers} witness buffer(s) reserved)", start.elapsed(), prover.backend(), prover.workers());
+        let synthesis = if synthesis_threads == 0 { "synthesis threads by memory".to_string() } else { format!("{synthesis_threads} partition(s) synthesized at a time") };
+        info!("{proof:?}: prover ready in {:.2?} ({:?}, {} worker(s), {buffers} witness buffer(s) reserved, {synthesis})", start.elapsed(), prover.backend(), prover.workers());
         Ok(SealProver { proof, config: porep, prover, verify_seal: config.verify_seal, params_file, circuit_origin, native_witness })
     }
 

@@ -25,6 +25,13 @@ pub struct FaultPlan {
     /// The n-th compute's stream waits forever (on a value nothing writes),
     /// as on a GPU that stopped making progress.
     pub hang: Option<u64>,
+    /// The n-th witness upload's stream waits forever before its copies,
+    /// as on a copy engine that stopped: the staging chunks are never
+    /// drained.
+    pub upload_hang: Option<u64>,
+    /// The n-th compute's wait for its completion fails at once (as a
+    /// failed event query would) while its work is still running.
+    pub completion_wait: Option<u64>,
     /// Bytes of VRAM each device reports free when the prover is built
     /// (instead of what it has), as on a smaller or busier GPU.
     pub vram_free: Option<usize>,
@@ -44,13 +51,15 @@ pub(crate) enum Fault {
     Download,
     Poison,
     Hang,
+    UploadHang,
+    CompletionWait,
 }
 
 /// Counts operations and fails the planned ones.
 #[derive(Debug, Default)]
 pub(crate) struct Faults {
     plan: FaultPlan,
-    seen: [AtomicU64; 5],
+    seen: [AtomicU64; 7],
 }
 
 impl Faults {
@@ -66,6 +75,8 @@ impl Faults {
             Fault::Download => self.plan.download,
             Fault::Poison => self.plan.poison,
             Fault::Hang => self.plan.hang,
+            Fault::UploadHang => self.plan.upload_hang,
+            Fault::CompletionWait => self.plan.completion_wait,
         };
         let Some(n) = planned else { return Ok(()) };
         let count = self.seen[kind as usize].fetch_add(1, Ordering::Relaxed) + 1;

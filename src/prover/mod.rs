@@ -76,10 +76,11 @@ pub struct ProverConfig {
     /// allocations, staged uploads). Jobs beyond them use plain allocations.
     pub pinned_witnesses: Option<usize>,
     /// Check every proof against the verifying key before returning it (a
-    /// few milliseconds of pairings per proof); one that fails is discarded
-    /// as `ProverError::InvalidProof` and counted. `None`: on for the GPU
-    /// backend, off for the CPU. Parameters made of random points (benches)
-    /// never verify: turn it off for them.
+    /// few milliseconds of pairings per proof, on any backend); one that
+    /// fails is discarded as `ProverError::InvalidProof` and counted.
+    /// `None`: on. `Some(false)` returns proofs unchecked, saving those
+    /// milliseconds, and is needed for parameters made of random points
+    /// (benches), which never verify.
     pub verify_proofs: Option<bool>,
     /// GPU, compiled circuits: send a witness's aux values as classes (0,
     /// 1, other: 2 bits each) plus the other values, made when the job is
@@ -220,6 +221,8 @@ pub struct Prover {
     /// The verifying key, prepared, when proofs are checked before return.
     verifier: Option<PreparedVerifyingKey<Bls12>>,
     rejected: AtomicU64,
+    /// Why `Backend::Auto` proves on the CPU: the GPU's error.
+    gpu_fallback: Option<String>,
 }
 
 /// Prover ids, unique within the process.
@@ -320,7 +323,7 @@ impl Prover {
         if let Some(dup) = config.devices.iter().find(|&&d| !seen.insert(d)) {
             return Err(ProverError::Config(format!("GPU {dup} is listed twice in devices")));
         }
-        let (engine, devices) = resolve_engine(&params, compiled.as_deref(), &config)?;
+        let (engine, devices, gpu_fallback) = resolve_engine(&params, compiled.as_deref(), &config)?;
         let host_params = match (&params, &engine) {
             (ParamsSource::Host(p), _) => Some(p.clone()),
             (ParamsSource::File(file), Engine::Cpu) => Some(Arc::new(read_on_cpu(file)?)),
@@ -332,10 +335,17 @@ impl Prover {
         let workers = devices * config.workers_per_device;
         info!("cuzk prover: backend {}, {} worker(s)", engine_name(&engine), workers);
         let witnesses = witness_pool(&engine, compiled.is_some(), config.pinned_witnesses.unwrap_or(workers));
-        let verify = config.verify_proofs.unwrap_or(!matches!(engine, Engine::Cpu));
+        let verify = config.verify_proofs.unwrap_or(true);
         let verifier = verify.then(|| bellperson::groth16::prepare_verifying_key(&vk));
         let id = NEXT_PROVER_ID.fetch_add(1, Ordering::Relaxed);
-        Ok(Prover { vk, lengths, host_params, compiled, slots: SlotPool::new(devices, config.workers_per_device), workers, witnesses, engine, config, id, verifier, rejected: AtomicU64::new(0) })
+        Ok(Prover { vk, lengths, host_params, compiled, slots: SlotPool::new(devices, config.workers_per_device), workers, witnesses, engine, config, id, verifier, rejected: AtomicU64::new(0), gpu_fallback })
+    }
+
+    /// Why a `Backend::Auto` prover proves on the CPU: the error that made
+    /// the GPU unusable (no device, too little VRAM, a CUDA call that
+    /// failed). `None` on the GPU and for `Backend::Cpu`.
+    pub fn gpu_fallback(&self) -> Option<&str> {
+        self.gpu_fallback.as_deref()
     }
 
     /// Proofs that failed the check before return (`verify_proofs`) and
@@ -423,7 +433,11 @@ impl Prover {
     fn classed(&self, job: ProofJob) -> ProofJob {
         match self.engine {
             #[cfg(feature = "cuda")]
-            Engine::Gpu(_) if self.config.witness_classes => job.with_witness_classes(),
+            // On the host pool's threads, from a thread of its own: the
+            // synthesis pool may be one or two threads (its size bounds the
+            // witnesses in memory, not the cores an encoding may use), and a
+            // rayon thread waiting here would take up other syntheses.
+            Engine::Gpu(_) if self.config.witness_classes => host_pool::off_pool_threads(|| host_pool::run(|| job.with_witness_classes())),
             _ => job,
         }
     }
@@ -638,10 +652,11 @@ impl Prover {
                 self.rejected.fetch_add(1, Ordering::Relaxed);
                 let why = verdict.map_or_else(|e| format!("verifier error: {e}"), |_| "the pairing check failed".into());
                 error!("proof of {} constraints rejected before return ({why}): {timings}", shape.constraints);
-                return Err(ProverError::InvalidProof(why));
+                return Err(ProverError::InvalidProof { why, batch_index: None });
             }
         }
         timings.compute_span = Some((start, Instant::now()));
+        timings.gpu_fallback = self.gpu_fallback.is_some();
         info!("proof of {} constraints (2^{} domain): {}", shape.constraints, shape.log_domain, timings);
         Ok((proof, timings))
     }
@@ -703,6 +718,8 @@ impl Prover {
     /// `prove_batch_with`, calling `on_done(index, result)` as each proof
     /// finishes (from the worker threads, in completion order): for
     /// progress reports and for handing proofs on before the batch ends.
+    /// If `on_done` panics, the batch goes on; that proof's result is
+    /// `ProverError::CallbackPanicked`, which carries the proof.
     pub fn prove_batch_with_progress<C: Circuit<Scalar> + Send>(
         &self,
         circuits: Vec<C>,
@@ -797,8 +814,24 @@ impl Prover {
                         }
                         debug!("proof {i} of the batch: {}", timings.timeline(batch_start));
                     }
+                    let result = result.map_err(|e| match e {
+                        ProverError::InvalidProof { why, .. } => ProverError::InvalidProof { why, batch_index: Some(i) },
+                        e => e,
+                    });
+                    let proof = result.as_ref().ok().map(|(proof, _)| Box::new(proof.clone()));
                     let result = finish(result);
-                    on_done(i, &result);
+                    // The caller's code: a panic in it must neither end this
+                    // worker (the synthesis thread would wait for ever on
+                    // the channel) nor cost the proof.
+                    let called = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| on_done(i, &result)));
+                    let result = match called {
+                        Ok(()) => result,
+                        Err(panic) => {
+                            let message = panic_message(&*panic);
+                            error!("prove_batch: the progress callback panicked on proof {i} ({message}); the batch goes on");
+                            Err(ProverError::CallbackPanicked { index: i, message, proof })
+                        }
+                    };
                     results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);
                 });
             }
@@ -893,31 +926,71 @@ fn read_on_cpu(file: &crate::parameters::params_file::ParamsFile) -> Result<Para
 
 /// Picks the engine and how many devices it spans.
 #[cfg_attr(not(feature = "cuda"), allow(unused_variables))]
-fn resolve_engine(params: &ParamsSource, compiled: Option<&CompiledCircuit>, config: &ProverConfig) -> Result<(Engine, usize), ProverError> {
+/// Picks the engine, how many devices it spans, and why `Auto` fell back
+/// to the CPU.
+fn resolve_engine(params: &ParamsSource, compiled: Option<&CompiledCircuit>, config: &ProverConfig) -> Result<(Engine, usize, Option<String>), ProverError> {
     match config.backend {
-        Backend::Cpu => Ok((Engine::Cpu, 1)),
+        Backend::Cpu => Ok((Engine::Cpu, 1, None)),
         #[cfg(feature = "cuda")]
         Backend::Gpu => {
             let gpu = crate::gpu::GpuEngine::new(params, compiled, config)?;
             let devices = gpu.device_count();
-            Ok((Engine::Gpu(gpu), devices))
+            Ok((Engine::Gpu(gpu), devices, None))
         }
         #[cfg(not(feature = "cuda"))]
         Backend::Gpu => Err(ProverError::NoGpu("cuzk was built without the `cuda` feature".into())),
         Backend::Auto => {
             #[cfg(feature = "cuda")]
-            match crate::gpu::GpuEngine::new(params, compiled, config) {
+            let why = match crate::gpu::GpuEngine::new(params, compiled, config) {
                 Ok(gpu) => {
                     let devices = gpu.device_count();
-                    return Ok((Engine::Gpu(gpu), devices));
+                    return Ok((Engine::Gpu(gpu), devices, None));
                 }
-                Err(ProverError::NoGpu(why)) => info!("no usable GPU ({why}); proving on the CPU"),
-                // Too little VRAM, a module that fails to load, …: the CPU
-                // still proves, and the reason is in the log.
-                Err(e) => log::warn!("the GPU cannot be used ({e}); proving on the CPU"),
-            }
-            let _ = params;
-            Ok((Engine::Cpu, 1))
+                Err(e) if falls_back_to_cpu(&e) => e.to_string(),
+                // Bad input (a corrupt parameter file, a mistyped device
+                // ordinal, parameters of another circuit) fails the same
+                // way on the CPU, after decoding every base into host memory.
+                Err(e) => return Err(e),
+            };
+            #[cfg(not(feature = "cuda"))]
+            let why = "cuzk was built without the `cuda` feature".to_string();
+            let _ = (params, compiled);
+            log::warn!("the GPU cannot be used ({why}); proving on the CPU");
+            Ok((Engine::Cpu, 1, Some(why)))
         }
+    }
+}
+
+/// Whether `Backend::Auto` proves on the CPU after the GPU engine failed
+/// with `e`: only for errors that say this GPU cannot do it (no device,
+/// too little VRAM, a lost device, a failed CUDA call such as a module that
+/// does not load); input errors are returned as they are.
+#[cfg_attr(not(feature = "cuda"), allow(dead_code))]
+pub(crate) fn falls_back_to_cpu(e: &ProverError) -> bool {
+    matches!(e, ProverError::NoGpu(_) | ProverError::NotEnoughVram { .. } | ProverError::DeviceLost { .. } | ProverError::Gpu(_))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::parameters::params_file::ParamsFileError;
+
+    #[test]
+    fn auto_falls_back_only_when_the_gpu_cannot_do_it() {
+        let unusable = [
+            ProverError::NoGpu("no driver".into()),
+            ProverError::NotEnoughVram { device: 0, free: 1, needed: 2, detail: String::new() },
+            ProverError::DeviceLost { device: 0, cause: "ECC".into() },
+            ProverError::Gpu("module load: CUDA_ERROR_INVALID_PTX".into()),
+        ];
+        assert!(unusable.iter().all(falls_back_to_cpu));
+        let input = [
+            ProverError::Config("GPU 7 requested, but only 1 present".into()),
+            ProverError::ParamsFile(ParamsFileError::TrailingBytes { extra: 3 }),
+            ProverError::ParamsMismatch { what: "L query", params: 1, circuit: 2 },
+            ProverError::DomainTooLarge { log_size: 33 },
+            ProverError::IdentityDelta,
+        ];
+        assert!(!input.iter().any(falls_back_to_cpu));
     }
 }

@@ -44,6 +44,9 @@ pub struct PhaseTimings {
     /// device, `workers_per_device` each, so `worker / workers_per_device`
     /// is the device's place in the prover's list.
     pub worker: Option<usize>,
+    /// Proved on the CPU because `Backend::Auto` found the GPU unusable
+    /// (`Prover::gpu_fallback` says why).
+    pub gpu_fallback: bool,
 }
 
 impl PhaseTimings {
@@ -89,6 +92,10 @@ impl fmt::Display for PhaseTimings {
             self.assemble,
             self.verify,
             self.total()
-        )
+        )?;
+        if self.gpu_fallback {
+            write!(f, " (on the CPU: no usable GPU)")?;
+        }
+        Ok(())
     }
 }

@@ -337,3 +337,49 @@ pub fn assert_calls_from_rayon_threads_complete(
         assert!(verifies(params, &r.expect("single proof"), &c.public_values()));
     }
 }
+
+/// A Groth16 proof of `asg` computed apart from cuzk's backends, as
+/// bellperson's prover computes it: h from bellperson's own evaluation
+/// domain, every MSM by blstrs' `multi_exp` over the densities' bases.
+/// For checking proofs made with parameters of random points (which no
+/// verifier accepts).
+pub fn reference_proof(params: &Parameters<Bls12>, asg: &cuzk::Assignment, r: Scalar, s: Scalar) -> Proof<Bls12> {
+    use blstrs::{G1Projective, G2Projective};
+    use group::{Curve, Group};
+    let worker = ec_gpu_gen::threadpool::Worker::new();
+    let domain = |v: &[Scalar]| bellperson::domain::EvaluationDomain::from_coeffs(v.to_vec()).unwrap();
+    let (mut a, mut b, c) = (domain(&asg.a), domain(&asg.b), domain(&asg.c));
+    let mut c = c;
+    let gpu = &mut None;
+    for d in [&mut a, &mut b, &mut c] {
+        d.ifft(&worker, gpu).unwrap();
+        d.coset_fft(&worker, gpu).unwrap();
+    }
+    a.mul_assign(&worker, &b);
+    a.sub_assign(&worker, &c);
+    a.divide_by_z_on_coset(&worker);
+    a.icoset_fft(&worker, gpu).unwrap();
+    let mut h = a.into_coeffs();
+    h.truncate(params.h.len());
+    // The values the density selects, in order.
+    let dense = |values: &[Scalar], density: &cuzk::density::Density| -> Vec<Scalar> { values.iter().enumerate().filter(|(i, _)| density.get(*i)).map(|(_, v)| *v).collect() };
+    let g1 = |bases: &[blstrs::G1Affine], scalars: &[Scalar]| -> G1Projective {
+        assert_eq!(bases.len(), scalars.len());
+        let bases: Vec<G1Projective> = bases.iter().map(|p| p.into()).collect();
+        if bases.is_empty() { G1Projective::identity() } else { G1Projective::multi_exp(&bases, scalars) }
+    };
+    let g2 = |bases: &[blstrs::G2Affine], scalars: &[Scalar]| -> G2Projective {
+        assert_eq!(bases.len(), scalars.len());
+        let bases: Vec<G2Projective> = bases.iter().map(|p| p.into()).collect();
+        if bases.is_empty() { G2Projective::identity() } else { G2Projective::multi_exp(&bases, scalars) }
+    };
+    let inputs = asg.input.len();
+    let a_aux = dense(&asg.aux, &asg.a_aux_density);
+    let (b_in, b_aux) = (dense(&asg.input, &asg.b_input_density), dense(&asg.aux, &asg.b_aux_density));
+    let vk = &params.vk;
+    let a_g1 = G1Projective::from(vk.alpha_g1) + vk.delta_g1 * r + g1(&params.a[..inputs], &asg.input) + g1(&params.a[inputs..], &a_aux);
+    let b_g2 = G2Projective::from(vk.beta_g2) + vk.delta_g2 * s + g2(&params.b_g2[..b_in.len()], &b_in) + g2(&params.b_g2[b_in.len()..], &b_aux);
+    let b_g1 = G1Projective::from(vk.beta_g1) + vk.delta_g1 * s + g1(&params.b_g1[..b_in.len()], &b_in) + g1(&params.b_g1[b_in.len()..], &b_aux);
+    let c_g1 = g1(&params.h, &h) + g1(&params.l, &asg.aux) + a_g1 * s + b_g1 * r - vk.delta_g1 * (r * s);
+    Proof { a: a_g1.to_affine(), b: b_g2.to_affine(), c: c_g1.to_affine() }
+}

@@ -10,6 +10,8 @@ use super::{ParamsFile, ParamsFileError};
 
 /// Bytes hashed between progress reports.
 const REPORT_EVERY: usize = 4 << 30;
+/// Bytes read at a time.
+const PIECE: usize = 16 << 20;
 
 impl ParamsFile {
     /// Hashes the whole file (BLAKE2b-512, one core: ≈ 1 GB/s, so a
@@ -23,11 +25,17 @@ impl ParamsFile {
         }
         let start = Instant::now();
         let mut state = blake2b_simd::State::new();
-        for (i, piece) in self.map.chunks(REPORT_EVERY).enumerate() {
-            state.update(piece);
-            let done = ((i + 1) * REPORT_EVERY).min(self.map.len());
-            if done < self.map.len() {
-                info!("digest of {}: {:.1} of {:.1} GB", self.path.display(), done as f64 / 1e9, self.map.len() as f64 / 1e9);
+        let len = self.len();
+        let mut piece = vec![0u8; PIECE.min(len)];
+        let mut reported = 0;
+        for at in (0..len).step_by(PIECE) {
+            let bytes = &mut piece[..PIECE.min(len - at)];
+            self.read_at(at as u64, bytes, "the digested file")?;
+            state.update(bytes);
+            let done = at + bytes.len();
+            if done < len && done / REPORT_EVERY > reported {
+                reported = done / REPORT_EVERY;
+                info!("digest of {}: {:.1} of {:.1} GB", self.path.display(), done as f64 / 1e9, len as f64 / 1e9);
             }
         }
         let found = state.finalize().to_hex();

@@ -1,6 +1,6 @@
 //! The CPU's decoding of a parameter file's points, with blst: the
 //! verifying key when the file is opened, and every query, in parallel
-//! straight from the mapping, for the CPU backend.
+//! as it is read, for the CPU backend.
 
 use std::sync::Arc;
 
@@ -10,7 +10,7 @@ use group::prime::PrimeCurveAffine;
 use group::UncompressedEncoding;
 use rayon::prelude::*;
 
-use super::{vk_fixed_points, ParamsFile, ParamsFileError, PointProblem, Query, G1_BYTES, G2_BYTES};
+use super::{vk_fixed_points, ParamsFile, ParamsFileError, PointProblem, Query, G1_BYTES};
 
 /// The problems every point is checked for before blst reads it: flags
 /// (the first byte's top three bits) and coordinates below p. `bytes` is
@@ -90,20 +90,40 @@ pub(super) fn verifying_key(map: &[u8], ic_at: usize, ic_len: usize) -> Result<V
 }
 
 impl ParamsFile {
-    /// The whole parameters on the host, decoded in parallel (rayon)
-    /// straight from the mapping and checked as the GPU checks them (on
-    /// the curve; in the subgroup with [`Self::with_subgroup_check`]). The
-    /// CPU backend proves with this; it holds every base in host memory.
+    /// The whole parameters on the host, decoded in parallel (rayon) as
+    /// they are read, and checked as the GPU checks them (on the curve; in
+    /// the subgroup with [`Self::with_subgroup_check`]). The CPU backend
+    /// proves with this; it holds every base in host memory.
     pub fn read_parameters(&self) -> Result<Parameters<Bls12>, ParamsFileError> {
         let sub = self.subgroup_check;
-        let g1 = |q: Query| decode_all(self.query_bytes(q), G1_BYTES, q, |b| decode::<G1Affine>(b, sub)).map(Arc::new);
+        let g1 = |q: Query| self.decode_query(q, |b| decode::<G1Affine>(b, sub)).map(Arc::new);
         Ok(Parameters {
             vk: self.vk.clone(),
             h: g1(Query::H)?,
             l: g1(Query::L)?,
             a: g1(Query::A)?,
             b_g1: g1(Query::BG1)?,
-            b_g2: Arc::new(decode_all(self.query_bytes(Query::BG2), G2_BYTES, Query::BG2, |b| decode::<G2Affine>(b, sub))?),
+            b_g2: Arc::new(self.decode_query(Query::BG2, |b| decode::<G2Affine>(b, sub))?),
         })
+    }
+
+    /// One query's points, read in pieces of 64 MiB and decoded in parallel;
+    /// the first bad one (by index) is the error.
+    fn decode_query<T: Send>(&self, query: Query, decode: impl Fn(&[u8]) -> Result<T, PointProblem> + Sync) -> Result<Vec<T>, ParamsFileError> {
+        let point_bytes = query.point_bytes();
+        let total = self.query_len_bytes(query);
+        let piece_bytes = (64 << 20) / point_bytes * point_bytes;
+        let mut points = Vec::with_capacity(total / point_bytes);
+        let mut piece = vec![0u8; piece_bytes.min(total)];
+        for start in (0..total).step_by(piece_bytes.max(1)) {
+            let bytes = &mut piece[..piece_bytes.min(total - start)];
+            self.read_query(query, start, bytes)?;
+            let decoded = decode_all(bytes, point_bytes, query, &decode).map_err(|e| match e {
+                ParamsFileError::BadPoint { query, index, problem } => ParamsFileError::BadPoint { query, index: start / point_bytes + index, problem },
+                e => e,
+            })?;
+            points.extend(decoded);
+        }
+        Ok(points)
     }
 }

@@ -10,11 +10,16 @@
 //! ```
 //!
 //! Counts are big-endian; points are uncompressed (see
-//! `cuzk_kernels::point_decode`). [`ParamsFile::open`] maps the file and
-//! reads only its layout and verifying key; the GPU backend then sends the
-//! raw points to the device, where they are decoded and checked
+//! `cuzk_kernels::point_decode`). [`ParamsFile::open`] reads only the
+//! file's layout and verifying key; the GPU backend then sends the raw
+//! points to the device, where they are decoded and checked
 //! (`gpu::params_upload`), and the CPU backend decodes them in parallel
-//! straight from the mapping ([`ParamsFile::read_parameters`]).
+//! ([`ParamsFile::read_parameters`]).
+//!
+//! The file is read with positioned reads, never mapped: a file truncated
+//! or rewritten while it is read (a parameter fetch over it) ends a read
+//! early, which is `ParamsFileError::Truncated`, where a mapping's missing
+//! pages would kill the process with SIGBUS.
 
 mod digest;
 mod error;
@@ -26,7 +31,7 @@ use std::path::{Path, PathBuf};
 
 use bellperson::groth16::VerifyingKey;
 use blstrs::Bls12;
-use memmap2::Mmap;
+use rayon::prelude::*;
 
 pub use error::{ParamsFileError, PointProblem};
 pub use writer::write_random_params_file;
@@ -82,11 +87,13 @@ impl std::fmt::Display for Query {
     }
 }
 
-/// A mapped parameter file whose layout and verifying key were read and
+/// An open parameter file whose layout and verifying key were read and
 /// checked; the bases stay in the file until a backend loads them.
 pub struct ParamsFile {
     path: PathBuf,
-    map: Mmap,
+    file: File,
+    /// Its length when opened (every part was checked to fit in it).
+    len: u64,
     vk: VerifyingKey<Bls12>,
     /// Where each of [`Query::BASES`] begins (its first point) and its count.
     queries: [(usize, usize); 5],
@@ -103,25 +110,24 @@ impl std::fmt::Debug for ParamsFile {
 const VK_FIXED_BYTES: usize = 3 * G1_BYTES + 3 * G2_BYTES;
 
 impl ParamsFile {
-    /// Maps `path` and reads its layout: every count, checked against the
+    /// Opens `path` and reads its layout: every count, checked against the
     /// file's length before anything else is read, and the verifying key
     /// (decoded and checked in full, subgroup included: it is small). The
     /// bases are checked when a backend loads them: on the curve always,
-    /// in the subgroup if [`Self::with_subgroup_check`].
+    /// in the subgroup if [`Self::with_subgroup_check`]. A file changed
+    /// while it is read gives `Truncated` (shorter) or points the checks
+    /// refuse (or, without the subgroup check, proofs that the check
+    /// before return refuses), never a crash.
     pub fn open(path: impl AsRef<Path>) -> Result<Self, ParamsFileError> {
         let path = path.as_ref().to_path_buf();
         let io = |source| ParamsFileError::Io { path: path.clone(), source };
         let file = File::open(&path).map_err(io)?;
-        // SAFETY: the mapping is read only; a file changed under it while
-        // mapped may give wrong points, which the checks then refuse (or,
-        // without the subgroup check, wrong proofs that verification
-        // catches), never memory unsafety in safe code reading bytes.
-        let map = unsafe { Mmap::map(&file) }.map_err(io)?;
-        #[cfg(unix)]
-        let _ = map.advise(memmap2::Advice::Sequential);
-        let (vk_ic_at, ic_len, queries) = layout(&map)?;
-        let vk = host_decode::verifying_key(&map, vk_ic_at, ic_len)?;
-        Ok(ParamsFile { path, map, vk, queries, subgroup_check: false })
+        let len = file.metadata().map_err(io)?.len();
+        let (vk_ic_at, ic_len, queries) = layout(len, |at, buf| read_file_at(&file, &path, at, buf, "the file's layout"))?;
+        let mut head = vec![0u8; vk_ic_at + ic_len * G1_BYTES];
+        read_file_at(&file, &path, 0, &mut head, "the verifying key")?;
+        let vk = host_decode::verifying_key(&head, vk_ic_at, ic_len)?;
+        Ok(ParamsFile { path, file, len, vk, queries, subgroup_check: false })
     }
 
     /// Whether loading the bases also checks that each is in the
@@ -142,14 +148,14 @@ impl ParamsFile {
         &self.path
     }
 
-    /// The file's length in bytes.
+    /// The file's length in bytes when it was opened.
     pub fn len(&self) -> usize {
-        self.map.len()
+        self.len as usize
     }
 
     /// Whether the file is empty (never, for a file that opened).
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.len == 0
     }
 
     /// The verifying key.
@@ -163,26 +169,27 @@ impl ParamsFile {
         QueryLengths { ic: self.vk.ic.len(), h: n(Query::H), l: n(Query::L), a: n(Query::A), b_g1: n(Query::BG1), b_g2: n(Query::BG2) }
     }
 
-    /// The encoded points of one of [`Query::BASES`], as they lie in the
-    /// file.
-    pub(crate) fn query_bytes(&self, query: Query) -> &[u8] {
-        let (at, len) = self.queries[Self::slot(query)];
-        &self.map[at..at + len * query.point_bytes()]
+    /// Bytes of the encoded points of one of [`Query::BASES`].
+    pub(crate) fn query_len_bytes(&self, query: Query) -> usize {
+        let (_, len) = self.queries[Self::slot(query)];
+        len * query.point_bytes()
     }
 
-    /// Unmaps the pages of `bytes` (a part of this file already read), so
-    /// that a load of tens of GB does not keep the whole file mapped into
-    /// the process (resident, though only page cache). Best effort; the
-    /// pages stay in the page cache, and a later read maps them again.
-    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
-    pub(crate) fn release_read_pages(&self, bytes: &[u8]) {
-        let offset = (bytes.as_ptr() as usize).wrapping_sub(self.map.as_ptr() as usize);
-        if offset.checked_add(bytes.len()).is_some_and(|end| end <= self.map.len()) {
-            // SAFETY: the mapping is shared and read only: dropped pages
-            // read back the file's unchanged contents.
-            #[cfg(unix)]
-            let _ = unsafe { self.map.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, offset, bytes.len()) };
-        }
+    /// Reads `buf.len()` bytes of `query`'s encoded points from byte
+    /// `offset` of the query on, in parallel pieces of 1 MiB (on the
+    /// calling pool's threads). A file shorter now than when it was opened
+    /// is `Truncated`.
+    pub(crate) fn read_query(&self, query: Query, offset: usize, buf: &mut [u8]) -> Result<(), ParamsFileError> {
+        const PIECE: usize = 1 << 20;
+        let (at, _) = self.queries[Self::slot(query)];
+        let what = query_name(query);
+        let start = (at + offset) as u64;
+        buf.par_chunks_mut(PIECE).enumerate().try_for_each(|(i, piece)| self.read_at(start + (i * PIECE) as u64, piece, what))
+    }
+
+    /// Fills `buf` from byte `at` of the file (see [`read_file_at`]).
+    pub(super) fn read_at(&self, at: u64, buf: &mut [u8], what: &'static str) -> Result<(), ParamsFileError> {
+        read_file_at(&self.file, &self.path, at, buf, what)
     }
 
     /// Where `query` (one of [`Query::BASES`]) is in `queries`.
@@ -191,11 +198,56 @@ impl ParamsFile {
     }
 }
 
-/// Reads every count and checks that each part fits in the file and that
-/// nothing follows the last: (the inputs' bases' offset, their count, each
-/// bases query's offset and count).
-fn layout(map: &[u8]) -> Result<(usize, usize, [(usize, usize); 5]), ParamsFileError> {
-    let found = map.len() as u64;
+/// Fills `buf` from byte `at` of `file`; a file that ends first is
+/// `Truncated` (naming `what`), with its length as it is now.
+fn read_file_at(file: &File, path: &Path, at: u64, buf: &mut [u8], what: &'static str) -> Result<(), ParamsFileError> {
+    match read_exact_at(file, buf, at) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
+            let found = file.metadata().map_or(0, |m| m.len());
+            Err(ParamsFileError::Truncated { what, needed: at + buf.len() as u64, found })
+        }
+        Err(source) => Err(ParamsFileError::Io { path: path.to_path_buf(), source }),
+    }
+}
+
+#[cfg(unix)]
+fn read_exact_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<()> {
+    std::os::unix::fs::FileExt::read_exact_at(file, buf, at)
+}
+
+#[cfg(windows)]
+fn read_exact_at(file: &File, mut buf: &mut [u8], mut at: u64) -> std::io::Result<()> {
+    while !buf.is_empty() {
+        match std::os::windows::fs::FileExt::seek_read(file, buf, at) {
+            Ok(0) => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            Ok(n) => {
+                buf = &mut buf[n..];
+                at += n as u64;
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+fn query_name(query: Query) -> &'static str {
+    match query {
+        Query::VerifyingKey => "the inputs' bases (verifying key)",
+        Query::H => "the H query",
+        Query::L => "the L query",
+        Query::A => "the A query",
+        Query::BG1 => "the B query in G1",
+        Query::BG2 => "the B query in G2",
+    }
+}
+
+/// Reads every count (through `read`: bytes at an offset) and checks that
+/// each part fits in a file of `found` bytes and that nothing follows the
+/// last: (the inputs' bases' offset, their count, each bases query's
+/// offset and count).
+fn layout(found: u64, read: impl Fn(u64, &mut [u8]) -> Result<(), ParamsFileError>) -> Result<(usize, usize, [(usize, usize); 5]), ParamsFileError> {
     let mut at = VK_FIXED_BYTES as u64;
     if at > found {
         return Err(ParamsFileError::Truncated { what: "the verifying key", needed: at, found });
@@ -205,7 +257,9 @@ fn layout(map: &[u8]) -> Result<(usize, usize, [(usize, usize); 5]), ParamsFileE
         if needed > found {
             return Err(ParamsFileError::Truncated { what, needed, found });
         }
-        let count = u32::from_be_bytes(map[at as usize..needed as usize].try_into().expect("4 bytes")) as u64;
+        let mut word = [0u8; 4];
+        read(at, &mut word)?;
+        let count = u32::from_be_bytes(word) as u64;
         let needed = needed + count * point_bytes as u64;
         if needed > found {
             return Err(ParamsFileError::Truncated { what, needed, found });
@@ -214,17 +268,10 @@ fn layout(map: &[u8]) -> Result<(usize, usize, [(usize, usize); 5]), ParamsFileE
         at = needed;
         Ok((begin, count as usize))
     };
-    let (ic_at, ic_len) = counted("the inputs' bases (verifying key)", G1_BYTES)?;
+    let (ic_at, ic_len) = counted(query_name(Query::VerifyingKey), G1_BYTES)?;
     let mut queries = [(0, 0); 5];
-    for (slot, q) in Query::BASES.iter().enumerate() {
-        let what = match q {
-            Query::H => "the H query",
-            Query::L => "the L query",
-            Query::A => "the A query",
-            Query::BG1 => "the B query in G1",
-            _ => "the B query in G2",
-        };
-        queries[slot] = counted(what, q.point_bytes())?;
+    for (slot, &q) in Query::BASES.iter().enumerate() {
+        queries[slot] = counted(query_name(q), q.point_bytes())?;
     }
     if at < found {
         return Err(ParamsFileError::TrailingBytes { extra: found - at });

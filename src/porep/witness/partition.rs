@@ -368,14 +368,16 @@ impl<Tree: ShapeTree> NativePartition<Tree> {
     }
 }
 
-/// The threads native witnesses run on, one per core: their own pool, so
-/// that a partition synthesized from a small pool (the prover's synthesis
-/// threads, which bound how many witnesses exist at once) still uses every
-/// core.
+/// The threads native witnesses run on, one per core (or
+/// `CUZK_WITNESS_THREADS`, to leave cores to other work): their own pool,
+/// so that a partition synthesized from a small pool (the prover's
+/// synthesis threads, which bound how many witnesses exist at once) still
+/// uses every core.
 fn native_pool() -> &'static rayon::ThreadPool {
     static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
     POOL.get_or_init(|| {
-        let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let configured = std::env::var("CUZK_WITNESS_THREADS").ok().and_then(|v| v.parse::<usize>().ok()).filter(|&n| n > 0);
+        let cores = configured.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
         rayon::ThreadPoolBuilder::new().num_threads(cores).thread_name(|i| format!("cuzk-witness-{i}")).build().expect("a thread pool")
     })
 }
