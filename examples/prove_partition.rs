@@ -334,8 +334,10 @@ fn open_or_generate_params(args: &Args) -> Result<ParamsSource, Box<dyn std::err
     }
     let t = Instant::now();
     let mut rng = rand::thread_rng();
-    let generating = spinner("generating parameters (a random setup; hours at full size)");
-    let params = groth16::generate_random_parameters::<Bls12, _, _>(SyntheticPorep::shape(args.constraints, args.inputs), &mut rng)?;
+    let generating = spinner("generating parameters (a random setup: cuzk's generator on the CPU, hours at full size)");
+    let compiled = cuzk::CompiledCircuit::record(SyntheticPorep::shape(args.constraints, args.inputs))?;
+    let params = cuzk::parameters::generate::generate_parameters(&compiled, &cuzk::parameters::generate::ToxicWaste::random(&mut rng))?;
+    drop(compiled);
     generating.finish_and_clear();
     println!("parameters: generated in {:.3?}", t.elapsed());
     if let Some(dir) = path.parent() {
