@@ -7,8 +7,11 @@
 //! ```text
 //! cargo run --release --example generate_params -- --constraints 1048576 --compare-bellperson
 //! ```
-//! The toxic waste is drawn from `--seed` and thrown away: a setup for
-//! tests and benchmarks, not a trusted one.
+//! `--how streamed` (the default) writes the file as the points are made
+//! by the GPU's kernel bodies on the CPU; `--how host` makes a host
+//! `Parameters` with wNAF tables, then writes it; `--how gpu` (feature `cuda`) by
+//! the GPU. The toxic waste is drawn from `--seed` and thrown away: a setup
+//! for tests and benchmarks, not a trusted one.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -16,8 +19,8 @@ use std::time::Instant;
 
 use bellperson::groth16;
 use blstrs::Bls12;
-use clap::Parser;
-use cuzk::parameters::generate::{generate_parameters, write_parameters, ToxicWaste};
+use clap::{Parser, ValueEnum};
+use cuzk::parameters::generate::{generate_parameters, generate_parameters_file, write_parameters, ToxicWaste};
 use cuzk::synthetic::SyntheticPorep;
 use cuzk::CompiledCircuit;
 use rand::SeedableRng;
@@ -41,6 +44,19 @@ struct Args {
     /// Also bellperson's generate_parameters with the same toxic waste: timed, files compared.
     #[arg(long)]
     compare_bellperson: bool,
+    /// How the points are made.
+    #[arg(long, value_enum, default_value_t = How::Streamed)]
+    how: How,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum How {
+    /// A host Parameters (wNAF tables, rayon), then written.
+    Host,
+    /// The file written as the points are made, by the GPU's kernel bodies on the CPU.
+    Streamed,
+    /// The file written as the GPU makes the points (feature cuda).
+    Gpu,
 }
 
 fn main() -> ExitCode {
@@ -60,17 +76,24 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
     let t = Instant::now();
     let compiled = CompiledCircuit::record(SyntheticPorep::shape(args.constraints, args.inputs))?;
     println!("recorded {} constraints ({} nonzeros) in {:.2?}", compiled.constraints(), compiled.nonzeros(), t.elapsed());
-    let t = Instant::now();
-    let params = generate_parameters(&compiled, &waste)?;
-    let ours = t.elapsed();
-    println!("cuzk: parameters in {ours:.2?} ({} threads)", rayon::current_num_threads());
     let path = args.out.clone().unwrap_or_else(|| PathBuf::from(format!(".cache/generated-{}-{}.params", args.constraints, args.inputs)));
     if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)?;
     }
     let t = Instant::now();
-    write_parameters(&params, &path)?;
-    println!("written to {} ({:.1} MB) in {:.2?}", path.display(), std::fs::metadata(&path)?.len() as f64 / 1e6, t.elapsed());
+    match args.how {
+        How::Host => {
+            let params = generate_parameters(&compiled, &waste)?;
+            println!("cuzk (host Parameters): made in {:.2?} ({} threads)", t.elapsed(), rayon::current_num_threads());
+            write_parameters(&params, &path)?;
+        }
+        How::Streamed => {
+            generate_parameters_file(&compiled, &waste, &path)?;
+        }
+        How::Gpu => gpu(&compiled, &waste, &path)?,
+    }
+    let ours = t.elapsed();
+    println!("cuzk ({:?}): {} ({:.1} MB) in {ours:.2?}, written included", args.how, path.display(), std::fs::metadata(&path)?.len() as f64 / 1e6);
     if !args.compare_bellperson {
         return Ok(true);
     }
@@ -86,4 +109,16 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
         if same { "byte-identical" } else { "DIFFER" }
     );
     Ok(same)
+}
+
+#[cfg(feature = "cuda")]
+fn gpu(compiled: &CompiledCircuit, waste: &ToxicWaste, path: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
+    let device = cuzk::gpu::discover(&[0])?.into_iter().next().ok_or("no GPU")?;
+    cuzk::parameters::generate::generate_parameters_file_gpu(compiled, waste, path, &device, Some(std::time::Duration::from_secs(300)))?;
+    Ok(())
+}
+
+#[cfg(not(feature = "cuda"))]
+fn gpu(_: &CompiledCircuit, _: &ToxicWaste, _: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
+    Err("--how gpu needs the cuda feature".into())
 }

@@ -25,8 +25,6 @@
 //! per GPU at a 32 GiB partition's 2^27 domain, 11% of the H step):
 //! room for a third worker on an H200.
 
-use std::fs::File;
-use std::io::BufWriter;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -334,18 +332,15 @@ fn open_or_generate_params(args: &Args) -> Result<ParamsSource, Box<dyn std::err
     }
     let t = Instant::now();
     let mut rng = rand::thread_rng();
-    let generating = spinner("generating parameters (a random setup: cuzk's generator on the CPU, hours at full size)");
+    let generating = spinner("generating parameters (a random setup with cuzk's generator on the CPU; hours at full size)");
     let compiled = cuzk::CompiledCircuit::record(SyntheticPorep::shape(args.constraints, args.inputs))?;
-    let params = cuzk::parameters::generate::generate_parameters(&compiled, &cuzk::parameters::generate::ToxicWaste::random(&mut rng))?;
-    drop(compiled);
-    generating.finish_and_clear();
-    println!("parameters: generated in {:.3?}", t.elapsed());
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
-    let tmp = path.with_extension("tmp");
-    params.write(BufWriter::new(File::create(&tmp)?))?;
-    std::fs::rename(&tmp, &path)?;
-    println!("parameters: cached in {}", path.display());
-    Ok(params.into())
+    let waste = cuzk::parameters::generate::ToxicWaste::random(&mut rng);
+    cuzk::parameters::generate::generate_parameters_file(&compiled, &waste, &path)?;
+    drop(compiled);
+    generating.finish_and_clear();
+    println!("parameters: generated and cached in {} in {:.3?}", path.display(), t.elapsed());
+    Ok(ParamsFile::open(&path)?.with_subgroup_check(args.subgroup_check).into())
 }

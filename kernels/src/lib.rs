@@ -14,12 +14,14 @@
 
 pub mod ec;
 pub mod ff;
+pub mod fixed_base;
 pub mod gpu;
 pub mod layout;
 pub mod mem;
 pub mod msm;
 pub mod ntt;
 pub mod point_decode;
+pub mod point_encode;
 pub mod r1cs;
 pub mod witness_classes;
 

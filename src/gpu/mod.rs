@@ -23,7 +23,7 @@ pub mod msm;
 pub mod ntt;
 mod runtime;
 mod upload;
-mod wait;
+pub(crate) mod wait;
 
 pub use engine::{GpuEngine, GpuStaged};
 pub(crate) use host_pin::CudaPinner;

@@ -27,6 +27,7 @@ macro_rules! kernel {
 
 pub mod bench;
 pub mod elementwise;
+pub mod fixed_base;
 pub mod msm;
 pub mod ntt;
 pub mod point_decode;

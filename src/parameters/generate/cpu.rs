@@ -8,13 +8,12 @@ use std::time::Instant;
 
 use bellperson::groth16::{Parameters, VerifyingKey};
 use blstrs::{Bls12, G1Affine, G2Affine, Scalar};
-use ff::Field;
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Wnaf, WnafGroup};
 use log::info;
 use rayon::prelude::*;
 
-use super::qap::{domain, evaluate, lagrange_at, powers};
+use super::exponents::{exponents, Exponents};
 use super::{GenerateError, ToxicWaste};
 use crate::compiled::CompiledCircuit;
 
@@ -26,43 +25,28 @@ const PIECE: usize = 1 << 12;
 /// gives the same points (tests), so the same file.
 pub fn generate_parameters(compiled: &CompiledCircuit, waste: &ToxicWaste) -> Result<Parameters<Bls12>, GenerateError> {
     let start = Instant::now();
-    let ToxicWaste { g1, g2, alpha, beta, gamma, delta, tau } = *waste;
-    let gamma_inv = Option::<Scalar>::from(gamma.invert()).ok_or(GenerateError::ZeroSecret("gamma"))?;
-    let delta_inv = Option::<Scalar>::from(delta.invert()).ok_or(GenerateError::ZeroSecret("delta"))?;
-    let (size, omega) = domain(compiled.constraints())?;
+    let ToxicWaste { g1, g2, alpha, beta, gamma, delta, .. } = *waste;
     let (inputs, aux) = (compiled.inputs(), compiled.aux());
-
-    // H: g1 · τ^i · Z(τ) / δ for i < size − 1.
-    let z_over_delta = (tau.pow_vartime([size as u64]) - Scalar::ONE) * delta_inv;
-    let h_exps: Vec<Scalar> = powers(tau, size - 1).into_par_iter().map(|p| p * z_over_delta).collect();
-    let t = Instant::now();
-    let lagrange = lagrange_at(tau, size, omega);
-    let qap = evaluate(compiled, &lagrange);
-    drop(lagrange);
-    info!("parameters: QAP of {} constraints (2^{}) at tau in {:.2?}", compiled.constraints(), size.trailing_zeros(), t.elapsed());
-
-    // IC (inputs, over γ) and L (aux, over δ): (β a + α b + c) / γ or δ.
-    let ext = |range: std::ops::Range<usize>, inv: Scalar| -> Vec<Scalar> { range.into_par_iter().map(|j| (beta * qap.a[j] + alpha * qap.b[j] + qap.c[j]) * inv).collect() };
-    let ic_exps = ext(0..inputs, gamma_inv);
-    let l_exps = ext(inputs..inputs + aux, delta_inv);
+    let exps = exponents(compiled, waste)?;
+    let Exponents { h: h_exps, ic: ic_exps, l: l_exps, a: a_exps, b: b_exps } = &exps;
 
     let t = Instant::now();
     let (mut g1_wnaf, mut g2_wnaf) = (Wnaf::new(), Wnaf::new());
-    let g1_table = g1_wnaf.base(g1, h_exps.len() + 2 * (inputs + aux) + qap.b.len());
-    let g2_table = g2_wnaf.base(g2, qap.b.len().max(1));
-    let h = fixed_base(&g1_table, &h_exps);
-    let l = fixed_base(&g1_table, &l_exps);
+    let g1_table = g1_wnaf.base(g1, h_exps.len() + 2 * (inputs + aux) + b_exps.len());
+    let g2_table = g2_wnaf.base(g2, b_exps.len().max(1));
+    let h = fixed_base(&g1_table, h_exps);
+    let l = fixed_base(&g1_table, l_exps);
     if let Some(index) = l.iter().position(|p| bool::from(p.is_identity())) {
         return Err(GenerateError::UnconstrainedVariable { index });
     }
-    let ic = fixed_base(&g1_table, &ic_exps);
+    let ic = fixed_base(&g1_table, ic_exps);
     // A and B without their identity points (variables absent from them),
     // as bellperson filters them.
     let nonzero = |points: Vec<G1Affine>| -> Vec<G1Affine> { points.into_iter().filter(|p| !bool::from(p.is_identity())).collect() };
-    let a = nonzero(fixed_base(&g1_table, &qap.a));
-    let b_g1 = nonzero(fixed_base(&g1_table, &qap.b));
-    let b_g2: Vec<G2Affine> = fixed_base(&g2_table, &qap.b).into_iter().filter(|p| !bool::from(p.is_identity())).collect();
-    info!("parameters: {} G1 and {} G2 fixed-base multiplications in {:.2?}", h_exps.len() + l_exps.len() + ic_exps.len() + 2 * qap.a.len(), qap.b.len(), t.elapsed());
+    let a = nonzero(fixed_base(&g1_table, a_exps));
+    let b_g1 = nonzero(fixed_base(&g1_table, b_exps));
+    let b_g2: Vec<G2Affine> = fixed_base(&g2_table, b_exps).into_iter().filter(|p| !bool::from(p.is_identity())).collect();
+    info!("parameters: {} G1 and {} G2 fixed-base multiplications in {:.2?}", h_exps.len() + l_exps.len() + ic_exps.len() + 2 * a_exps.len(), b_exps.len(), t.elapsed());
 
     let (g1a, g2a) = (g1.to_affine(), g2.to_affine());
     let vk = VerifyingKey {

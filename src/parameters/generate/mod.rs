@@ -4,19 +4,55 @@
 //!
 //! The steps: the Lagrange coefficients of the evaluation domain at τ
 //! (`qap`); each variable's A, B and C polynomials at τ, summed over the
-//! compiled matrices' columns (`qap`); then every query's fixed-base
-//! multiplications (`cpu`), and bellperson's file format (`file`).
+//! compiled matrices' columns (`qap`), and every query's exponents
+//! (`exponents`); then the fixed-base multiplications. Two ways:
+//! [`generate_parameters`] makes a host `Parameters` with wNAF tables
+//! (`cpu`); [`generate_parameters_file`] and, with the `cuda` feature,
+//! `generate_parameters_file_gpu` write the file as the points are made
+//! (`stream`), from window tables (`tables`) through the GPU's kernels
+//! (`gpu`) or their host bodies on rayon (`host_kernels`).
 
 mod cpu;
+mod exponents;
 mod file;
+#[cfg(feature = "cuda")]
+mod gpu;
+mod host_kernels;
 mod qap;
+mod stream;
+mod tables;
 #[cfg(test)]
 mod tests;
 
-use blstrs::{G1Projective, G2Projective, Scalar};
+use std::path::Path;
 
+use bellperson::groth16::VerifyingKey;
+use blstrs::{Bls12, G1Projective, G2Projective, Scalar};
+
+use crate::compiled::CompiledCircuit;
 pub use cpu::generate_parameters;
 pub use file::write_parameters;
+
+/// Writes the parameters of `compiled` for `waste` to `path` as they are
+/// made, on the CPU (the GPU's kernel bodies, on rayon): the same bytes as
+/// [`generate_parameters`] then [`write_parameters`], without holding the
+/// parameters. Returns the verifying key.
+pub fn generate_parameters_file(compiled: &CompiledCircuit, waste: &ToxicWaste, path: impl AsRef<Path>) -> Result<VerifyingKey<Bls12>, GenerateError> {
+    stream::write_generated(compiled, waste, path.as_ref(), &mut host_kernels::HostKernels::new(waste.g1, waste.g2))
+}
+
+/// [`generate_parameters_file`] with the fixed-base multiplications on
+/// `gpu` (waits on it at most `timeout`).
+#[cfg(feature = "cuda")]
+pub fn generate_parameters_file_gpu(
+    compiled: &CompiledCircuit,
+    waste: &ToxicWaste,
+    path: impl AsRef<Path>,
+    gpu: &crate::gpu::GpuDevice,
+    timeout: Option<std::time::Duration>,
+) -> Result<VerifyingKey<Bls12>, GenerateError> {
+    stream::write_generated(compiled, waste, path.as_ref(), &mut gpu::GpuFixedBase::new(gpu, waste.g1, waste.g2, timeout)?)
+}
 
 /// The secrets of a setup and its generators. Whoever knows them can
 /// forge proofs: for tests, benchmarks and a trusted local setup only.
@@ -71,6 +107,19 @@ pub enum GenerateError {
     UnconstrainedVariable {
         /// Its index among the aux variables.
         index: usize,
+    },
+    /// The GPU could not do it (no device, too little VRAM, a CUDA error).
+    #[error(transparent)]
+    Gpu(#[from] crate::error::ProverError),
+    /// The file's folder has too little free space for it.
+    #[error("{path} needs {needed} bytes; its file system has {available} free")]
+    NotEnoughDisk {
+        /// The file.
+        path: std::path::PathBuf,
+        /// The file's size.
+        needed: u64,
+        /// Bytes free there.
+        available: u64,
     },
     /// Writing the file failed.
     #[error("writing parameters to {path}: {source}")]

@@ -2,6 +2,8 @@
 //! variable's A, B and C polynomials as sums over the compiled matrices'
 //! columns.
 
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+
 use blstrs::Scalar;
 use ff::{BatchInvert, Field, PrimeField};
 use rayon::prelude::*;
@@ -60,33 +62,50 @@ pub(super) fn lagrange_at(tau: Scalar, size: usize, omega: Scalar) -> Vec<Scalar
 }
 
 /// Per column of z = (inputs, aux): Σ over the matrix's rows of the
-/// entry's coefficient times that row's Lagrange coefficient.
+/// entry's coefficient times that row's Lagrange coefficient. The
+/// row-major matrix is transposed by a counting sort (8 bytes per nonzero:
+/// row and coefficient index), then each column is summed, all in
+/// parallel.
 pub(super) fn column_sums(matrix: &SparseRows, coefficients: &[Scalar], lagrange: &[Scalar], columns: usize) -> Vec<Scalar> {
     let starts = matrix.row_start();
-    let rows = matrix.rows();
-    // (column, value) for every entry, sorted by column, then summed per
-    // column: the transpose of row-major matrices, in parallel.
-    let mut terms: Vec<(u32, Scalar)> = (0..rows)
+    let entries = matrix.entries();
+    let row_entries = |r: usize| &entries[starts[r] as usize..starts[r + 1] as usize];
+    // Entries per column, then where each column's run begins.
+    let counts: Vec<AtomicU32> = (0..columns).map(|_| AtomicU32::new(0)).collect();
+    entries.par_iter().for_each(|&e| {
+        counts[column(e) as usize].fetch_add(1, Ordering::Relaxed);
+    });
+    let mut begin = Vec::with_capacity(columns + 1);
+    let mut at = 0usize;
+    begin.push(0);
+    for c in &counts {
+        at += c.load(Ordering::Relaxed) as usize;
+        begin.push(at);
+    }
+    // Each entry's (row, coefficient index) into its column's run.
+    let cursor: Vec<AtomicU32> = counts.into_iter().map(|_| AtomicU32::new(0)).collect();
+    let slots: Vec<AtomicU64> = (0..entries.len()).map(|_| AtomicU64::new(0)).collect();
+    (0..matrix.rows()).into_par_iter().for_each(|r| {
+        for &e in row_entries(r) {
+            let c = column(e) as usize;
+            let k = begin[c] + cursor[c].fetch_add(1, Ordering::Relaxed) as usize;
+            slots[k].store((r as u64) << 32 | coeff(e) as u64, Ordering::Relaxed);
+        }
+    });
+    (0..columns)
         .into_par_iter()
-        .flat_map_iter(|r| {
-            matrix.entries()[starts[r] as usize..starts[r + 1] as usize].iter().map(move |&e| {
-                let l = lagrange[r];
-                let value = match coeff(e) {
+        .map(|c| {
+            slots[begin[c]..begin[c + 1]].iter().fold(Scalar::ZERO, |sum, slot| {
+                let packed = slot.load(Ordering::Relaxed);
+                let l = lagrange[(packed >> 32) as usize];
+                sum + match packed as u32 {
                     COEFF_ONE => l,
                     COEFF_MINUS_ONE => -l,
-                    c => coefficients[c as usize] * l,
-                };
-                (column(e), value)
+                    k => coefficients[k as usize] * l,
+                }
             })
         })
-        .collect();
-    terms.par_sort_unstable_by_key(|t| t.0);
-    let mut sums = vec![Scalar::ZERO; columns];
-    let runs: Vec<(u32, Scalar)> = terms.par_chunk_by(|x, y| x.0 == y.0).map(|run| (run[0].0, run.iter().map(|t| t.1).sum())).collect();
-    for (c, sum) in runs {
-        sums[c as usize] = sum;
-    }
-    sums
+        .collect()
 }
 
 /// Each variable's A, B and C polynomials at τ, columns in z's order.

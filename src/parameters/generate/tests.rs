@@ -150,3 +150,34 @@ fn written_files_are_bellpersons_bytes_and_prove() {
     let pvk = groth16::prepare_verifying_key(&params.vk);
     assert!(groth16::verify_proof(&pvk, &proof, &proving.public_values()).unwrap());
 }
+
+#[test]
+fn streamed_files_through_the_gpu_kernels_host_bodies_are_bellpersons_bytes() {
+    let seed = rand::random::<u64>();
+    eprintln!("seed {seed}");
+    let w = waste(seed);
+    let dir = std::env::temp_dir();
+    for (name, compiled, theirs_params) in [
+        ("synthetic, 3 inputs", CompiledCircuit::record(SyntheticPorep::shape(700, 3)).unwrap(), theirs(SyntheticPorep::shape(700, 3), &w).unwrap()),
+        ("no B", CompiledCircuit::record(Edge::NoB).unwrap(), theirs(Edge::NoB, &w).unwrap()),
+        ("an unused input", CompiledCircuit::record(Edge::UnusedInput).unwrap(), theirs(Edge::UnusedInput, &w).unwrap()),
+        ("a power of two", CompiledCircuit::record(Edge::PowerOfTwo).unwrap(), theirs(Edge::PowerOfTwo, &w).unwrap()),
+    ] {
+        let path = dir.join(format!("cuzk-streamed-{}-{}.params", std::process::id(), name.replace(' ', "-")));
+        let vk = super::generate_parameters_file(&compiled, &w, &path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let written = std::fs::read(&path).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        assert!(vk == theirs_params.vk, "{name}: verifying key");
+        assert_eq!(written, bytes(&theirs_params), "{name}: file");
+        assert_eq!(written.len() as u64, super::stream::expected_bytes(&compiled, &w), "{name}: the size checked against the free disk");
+    }
+}
+
+#[test]
+fn a_streamed_file_of_an_unconstrained_variable_is_an_error_and_no_file() {
+    let path = std::env::temp_dir().join(format!("cuzk-streamed-unconstrained-{}.params", std::process::id()));
+    let compiled = CompiledCircuit::record(Edge::UnconstrainedAux).unwrap();
+    let err = super::generate_parameters_file(&compiled, &waste(5), &path).err().expect("refused");
+    assert!(matches!(err, GenerateError::UnconstrainedVariable { index: 1 }), "{err}");
+    assert!(!path.exists() && !path.with_extension("generating").exists(), "nothing is left behind");
+}
