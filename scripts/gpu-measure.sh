@@ -3,7 +3,7 @@
 # scripts/gpu-bundle.sh: the GPU tests, then the benches (arithmetic with
 # every multiplication variant, MSM with every register-cap variant, NTT).
 # Usage: scripts/gpu-measure.sh [tests] [arith] [msm] [msm-tables] [msm-windows] [ntt]
-# [ntt-variants] [ncu] [partition] [compiled] [porep] [c2] [overlap] [small-overlap] [sharing-sweep] [soak] [sanitize]
+# [ntt-variants] [ncu] [partition] [compiled] [porep] [c2] [params-gen] [overlap] [small-overlap] [sharing-sweep] [soak] [sanitize]
 # (default: tests arith msm ntt). GPU_TESTS="gpu_ntt
 # gpu_msm:g2_large" limits the tests to those binaries / filters.
 # Writes logs to ${OUT:-/tmp/cuzk-out}.
@@ -114,6 +114,18 @@ if want c2; then
     RUST_LOG=info .gpu/bin/porep_c2 --synthetic 32GiB --random-params --backend gpu --sectors $sectors 2>&1 | tee "$out/c2-32g-$sectors.txt"
   done
   echo "c2 done at $(( $(date +%s) - t0 )) s"
+fi
+if want params-gen; then
+  # Parameters made on the GPU (docs/PERFORMANCE.md, "Parameters made from
+  # a compiled circuit"): 2^20 against bellperson's bytes (the same toxic
+  # waste, same run), then the 32 GiB partition's shape (a 47 GB file:
+  # keep 50 GB of disk free), proofs from it checked by prove_partition.
+  .gpu/bin/generate_params --constraints 1048576 --how gpu --compare-bellperson --out /tmp/gen-2e20.params 2>&1 | tee "$out/params-gen-2e20.txt"
+  rm -f /tmp/gen-2e20.params
+  .gpu/bin/generate_params --constraints 130278869 --how gpu --out /tmp/gen-32g.params 2>&1 | tee "$out/params-gen-32g.txt"
+  .gpu/bin/prove_partition --constraints 130278869 --inputs 328 --params /tmp/gen-32g.params --proofs 4 --backend gpu 2>&1 | tail -5 | tee "$out/params-gen-32g-prove.txt"
+  rm -f /tmp/gen-32g.params
+  echo "params-gen done at $(( $(date +%s) - t0 )) s"
 fi
 if want overlap; then
   # Workers sharing one GPU at a whole 32 GiB partition: 1 then 2 workers on

@@ -87,6 +87,9 @@ pub enum PorepError {
     /// The prover could not be built, or failed outside any one partition.
     #[error(transparent)]
     Prover(#[from] ProverError),
+    /// A local setup's parameters could not be made or written.
+    #[error("parameter setup: {0}")]
+    Setup(#[from] crate::parameters::generate::GenerateError),
     /// filecoin-proofs or storage-proofs refused something (their errors
     /// are `anyhow` messages).
     #[error("filecoin-proofs: {0}")]

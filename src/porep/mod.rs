@@ -19,12 +19,16 @@
 //! parameter cache. [`synthetic`] makes C1 outputs of any sector size
 //! without sealing one (for full-size runs). [`witness`] makes a
 //! partition's witness natively, in parallel, for the circuits it knows.
+//! [`local_setup`] makes a registered proof's parameters (and the
+//! verifying key `verify_seal` reads) with cuzk's generator, for tests and
+//! private networks.
 
 mod c1;
 pub mod circuit_cache;
 mod circuits;
 mod error;
 mod seal_prover;
+mod setup;
 mod shape;
 pub mod synthetic;
 pub mod witness;
@@ -34,5 +38,6 @@ pub use circuit_cache::CircuitOrigin;
 pub use circuits::{check_replica_id, prover_id_from_miner, sector_circuits, sector_circuits_with, SectorCircuits, SectorIds};
 pub use error::PorepError;
 pub use seal_prover::{compiled_circuit, NATIVE_SYNTHESIS_THREADS, default_params_file, parameter_identifier, SealProof, SealProver, SealProverConfig, SealRequest};
+pub use setup::{local_setup, LocalSetup};
 pub use shape::{check_supported, parse_sector_size, registered_proof_for, sector_bytes, sector_size_name, NativeCircuit, NativeShape, PorepCircuit, ShapeTree, SECTOR_SIZES};
 pub use filecoin_proofs_api::RegisteredSealProof;
