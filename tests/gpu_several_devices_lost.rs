@@ -61,10 +61,6 @@ fn a_lost_gpu_takes_no_more_proofs_and_the_others_go_on() {
     }
     // The surviving GPUs made every proof the lost one did not take.
     assert_eq!(made_on.values().sum::<usize>(), circuits.len() - lost.len());
-    assert!(made_on.len() == devices - 1 || made_on.len() == devices, "proofs by device: {made_on:?}");
-    for device in made_on.keys().filter(|d| !lost.contains(d)) {
-        assert!(made_on[device] > 0, "GPU {device} survived but made no proof");
-    }
     assert!((0..devices as u32).filter(|d| !lost.contains(d)).all(|d| made_on.contains_key(&d)), "a surviving GPU made none of the batch: {made_on:?}");
     assert_eq!(prover.proofs_rejected(), 0);
     // Later proofs go to the GPUs still usable, never the lost one.

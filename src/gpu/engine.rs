@@ -835,12 +835,7 @@ impl GpuEngine {
     pub fn slot_idle(&self, slot: usize) -> Result<bool, ProverError> {
         let ws = self.slot(slot)?;
         self.devices[ws.device].bind()?;
-        // SAFETY: a query of a live stream.
-        let r = unsafe { cust::sys::cuStreamQuery(ws.stream.as_inner()) };
-        if r == cust::sys::CUresult::CUDA_ERROR_NOT_READY {
-            return Ok(false);
-        }
-        sys_check("slot stream", r).map(|()| true)
+        wait::stream_idle(&ws.stream, "slot stream")
     }
 
     /// Downloads a slot's contents (for tests and debugging; blocks).

@@ -28,14 +28,17 @@ pub(crate) fn event(event: &Event, what: &str, timeout: Option<Duration>) -> Res
 /// Waits until `stream` has run everything enqueued on it, at most `timeout`.
 pub(crate) fn stream(stream: &Stream, what: &str, timeout: Option<Duration>) -> Result<(), ProverError> {
     let Some(limit) = timeout else { return stream.synchronize().map_err(|e| gpu_err(what, e)) };
-    poll_until(what, limit, || {
-        // SAFETY: a query of a live stream.
-        let r = unsafe { cust::sys::cuStreamQuery(stream.as_inner()) };
-        if r == cust::sys::CUresult::CUDA_ERROR_NOT_READY {
-            return Ok(false);
-        }
-        sys_check(what, r).map(|()| true)
-    })
+    poll_until(what, limit, || stream_idle(stream, what))
+}
+
+/// Whether `stream` has run everything enqueued on it (never waits).
+pub(crate) fn stream_idle(stream: &Stream, what: &str) -> Result<bool, ProverError> {
+    // SAFETY: a query of a live stream.
+    let r = unsafe { cust::sys::cuStreamQuery(stream.as_inner()) };
+    if r == cust::sys::CUresult::CUDA_ERROR_NOT_READY {
+        return Ok(false);
+    }
+    sys_check(what, r).map(|()| true)
 }
 
 fn poll_until(what: &str, limit: Duration, mut ready: impl FnMut() -> Result<bool, ProverError>) -> Result<(), ProverError> {

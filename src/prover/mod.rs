@@ -818,7 +818,8 @@ impl Prover {
                         ProverError::InvalidProof { why, .. } => ProverError::InvalidProof { why, batch_index: Some(i) },
                         e => e,
                     });
-                    let proof = result.as_ref().ok().map(|(proof, _)| Box::new(proof.clone()));
+                    // Kept for the callback's error (a copy of three points).
+                    let proof = result.as_ref().ok().map(|(proof, _)| proof.clone());
                     let result = finish(result);
                     // The caller's code: a panic in it must neither end this
                     // worker (the synthesis thread would wait for ever on
@@ -829,7 +830,7 @@ impl Prover {
                         Err(panic) => {
                             let message = panic_message(&*panic);
                             error!("prove_batch: the progress callback panicked on proof {i} ({message}); the batch goes on");
-                            Err(ProverError::CallbackPanicked { index: i, message, proof })
+                            Err(ProverError::CallbackPanicked { index: i, message, proof: proof.map(Box::new) })
                         }
                     };
                     results.lock().unwrap_or_else(|e| e.into_inner())[i] = Some(result);

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Instant;
 
-use bellperson::groth16::{Parameters, VerifyingKey};
+use bellperson::groth16::Parameters;
 use blstrs::{Bls12, G1Affine, G2Affine, Scalar};
 use group::prime::PrimeCurveAffine;
 use group::{Curve, Wnaf, WnafGroup};
@@ -25,7 +25,7 @@ const PIECE: usize = 1 << 12;
 /// gives the same points (tests), so the same file.
 pub fn generate_parameters(compiled: &CompiledCircuit, waste: &ToxicWaste) -> Result<Parameters<Bls12>, GenerateError> {
     let start = Instant::now();
-    let ToxicWaste { g1, g2, alpha, beta, gamma, delta, .. } = *waste;
+    let ToxicWaste { g1, g2, .. } = *waste;
     let (inputs, aux) = (compiled.inputs(), compiled.aux());
     let exps = exponents(compiled, waste)?;
     let Exponents { h: h_exps, ic: ic_exps, l: l_exps, a: a_exps, b: b_exps } = &exps;
@@ -48,16 +48,7 @@ pub fn generate_parameters(compiled: &CompiledCircuit, waste: &ToxicWaste) -> Re
     let b_g2: Vec<G2Affine> = fixed_base(&g2_table, b_exps).into_iter().filter(|p| !bool::from(p.is_identity())).collect();
     info!("parameters: {} G1 and {} G2 fixed-base multiplications in {:.2?}", h_exps.len() + l_exps.len() + ic_exps.len() + 2 * a_exps.len(), b_exps.len(), t.elapsed());
 
-    let (g1a, g2a) = (g1.to_affine(), g2.to_affine());
-    let vk = VerifyingKey {
-        alpha_g1: (g1a * alpha).to_affine(),
-        beta_g1: (g1a * beta).to_affine(),
-        beta_g2: (g2a * beta).to_affine(),
-        gamma_g2: (g2a * gamma).to_affine(),
-        delta_g1: (g1a * delta).to_affine(),
-        delta_g2: (g2a * delta).to_affine(),
-        ic,
-    };
+    let vk = waste.verifying_key(ic);
     info!("parameters of {} constraints, {inputs} inputs, {aux} aux made in {:.2?}", compiled.constraints(), start.elapsed());
     Ok(Parameters { vk, h: Arc::new(h), l: Arc::new(l), a: Arc::new(a), b_g1: Arc::new(b_g1), b_g2: Arc::new(b_g2) })
 }

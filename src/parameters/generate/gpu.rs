@@ -9,7 +9,7 @@ use blstrs::{G1Projective, G2Projective, Scalar};
 use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::stream::{Stream, StreamFlags};
 
-use super::host_kernels::{canonical_words, G1_BITS, G2_BITS};
+use super::host_kernels::{canonical_words, BATCH, G1_BITS, G2_BITS};
 use super::stream::{FixedBase, Sink};
 use super::tables::{table_words, window_table};
 use super::GenerateError;
@@ -19,8 +19,6 @@ use crate::gpu::{gpu_err, wait, GpuDevice};
 
 /// Points per launch at most.
 const MAX_PIECE: usize = 1 << 22;
-/// Points per inversion.
-const BATCH: u32 = 64;
 /// Device bytes per point of a piece: scalar, XYZZ (G2), scratch, encoded.
 const BYTES_PER_POINT: usize = 32 + 384 + 96 + 192;
 

@@ -15,9 +15,10 @@ use super::GenerateError;
 /// G2: 22 of 4,095, 17.3 MB).
 pub(crate) const G1_BITS: u32 = 13;
 pub(crate) const G2_BITS: u32 = 12;
-/// Points made and encoded per piece, and per inversion.
+/// Points made and encoded per piece.
 const PIECE: usize = 1 << 12;
-const BATCH: u32 = 64;
+/// Points made affine per inversion (here and on the GPU).
+pub(crate) const BATCH: u32 = 64;
 
 /// The kernels' canonical scalar words.
 pub(crate) fn canonical_words(exps: &[Scalar]) -> Vec<u64> {

@@ -75,6 +75,22 @@ pub struct ToxicWaste {
 }
 
 impl ToxicWaste {
+    /// The verifying key's six fixed points (α₁, β₁, β₂, γ₂, δ₁, δ₂) with
+    /// `ic` as the inputs' bases, as bellperson's generator forms them.
+    pub(crate) fn verifying_key(&self, ic: Vec<blstrs::G1Affine>) -> VerifyingKey<Bls12> {
+        use group::Curve;
+        let (g1, g2) = (self.g1.to_affine(), self.g2.to_affine());
+        VerifyingKey {
+            alpha_g1: (g1 * self.alpha).to_affine(),
+            beta_g1: (g1 * self.beta).to_affine(),
+            beta_g2: (g2 * self.beta).to_affine(),
+            gamma_g2: (g2 * self.gamma).to_affine(),
+            delta_g1: (g1 * self.delta).to_affine(),
+            delta_g2: (g2 * self.delta).to_affine(),
+            ic,
+        }
+    }
+
     /// Random secrets and generators, drawn in the order bellperson's
     /// `generate_random_parameters` draws them (g1, g2, α, β, γ, δ, τ):
     /// the same `rng` state gives the same parameters as bellperson's.

@@ -12,7 +12,7 @@ use std::time::Instant;
 use bellperson::groth16::VerifyingKey;
 use blstrs::{Bls12, G1Affine, Scalar};
 use ff::Field;
-use group::{Curve, Group};
+use group::Group;
 use log::info;
 
 use super::exponents::{exponents, Exponents};
@@ -95,18 +95,16 @@ fn available_bytes(_: &Path) -> Option<u64> {
 fn write_all(exps: &Exponents, waste: &ToxicWaste, path: &Path, backend: &mut dyn FixedBase) -> Result<VerifyingKey<Bls12>, GenerateError> {
     let io = |source| GenerateError::Io { path: PathBuf::from(path), source };
     let mut out = BufWriter::with_capacity(32 << 20, File::create(path).map_err(io)?);
-    let (g1, g2) = (waste.g1.to_affine(), waste.g2.to_affine());
-    let vk_points = [(g1 * waste.alpha).to_affine(), (g1 * waste.beta).to_affine()];
-    let vk_g2 = [(g2 * waste.beta).to_affine(), (g2 * waste.gamma).to_affine()];
-    let (delta_g1, delta_g2) = ((g1 * waste.delta).to_affine(), (g2 * waste.delta).to_affine());
-    for p in vk_points {
-        out.write_all(&p.to_uncompressed()).map_err(io)?;
+    // The fixed points now; the inputs' bases when IC is made below.
+    let fixed = waste.verifying_key(Vec::new());
+    for g1 in [fixed.alpha_g1, fixed.beta_g1] {
+        out.write_all(&g1.to_uncompressed()).map_err(io)?;
     }
-    for p in vk_g2 {
-        out.write_all(&p.to_uncompressed()).map_err(io)?;
+    for g2 in [fixed.beta_g2, fixed.gamma_g2] {
+        out.write_all(&g2.to_uncompressed()).map_err(io)?;
     }
-    out.write_all(&delta_g1.to_uncompressed()).map_err(io)?;
-    out.write_all(&delta_g2.to_uncompressed()).map_err(io)?;
+    out.write_all(&fixed.delta_g1.to_uncompressed()).map_err(io)?;
+    out.write_all(&fixed.delta_g2.to_uncompressed()).map_err(io)?;
 
     let count = |out: &mut BufWriter<File>, n: usize| -> Result<(), GenerateError> {
         let n = u32::try_from(n).map_err(|_| io(std::io::Error::other(format!("{n} points do not fit a u32 count"))))?;
@@ -168,5 +166,5 @@ fn write_all(exps: &Exponents, waste: &ToxicWaste, path: &Path, backend: &mut dy
         info!("parameters: {query}, {kept} points, in {:.2?}", t.elapsed());
     }
     out.into_inner().map_err(|e| io(e.into_error()))?.sync_all().map_err(io)?;
-    Ok(VerifyingKey { alpha_g1: vk_points[0], beta_g1: vk_points[1], beta_g2: vk_g2[0], gamma_g2: vk_g2[1], delta_g1, delta_g2, ic })
+    Ok(VerifyingKey { ic, ..fixed })
 }
