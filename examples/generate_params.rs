@@ -20,7 +20,8 @@ use std::time::Instant;
 use bellperson::groth16;
 use blstrs::Bls12;
 use clap::{Parser, ValueEnum};
-use cuzk::parameters::generate::{generate_parameters, generate_parameters_file, write_parameters, ToxicWaste};
+use cuzk::parameters::generate::{generate_parameters, generate_parameters_file_with, write_parameters, Generator, ToxicWaste};
+use indicatif::{ProgressBar, ProgressStyle};
 use cuzk::synthetic::SyntheticPorep;
 use cuzk::CompiledCircuit;
 use rand::SeedableRng;
@@ -88,7 +89,12 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
             write_parameters(&params, &path)?;
         }
         How::Streamed => {
-            generate_parameters_file(&compiled, &waste, &path)?;
+            let bar = progress_bar();
+            generate_parameters_file_with(&compiled, &waste, &path, Generator::Cpu, &|done, total| {
+                bar.set_length(total);
+                bar.set_position(done);
+            })?;
+            bar.finish_and_clear();
         }
         How::Gpu => gpu(&compiled, &waste, &path)?,
     }
@@ -111,10 +117,23 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
     Ok(same)
 }
 
+/// Points written of the file's total (hidden when stderr is not a terminal).
+fn progress_bar() -> ProgressBar {
+    let bar = ProgressBar::new(0);
+    bar.set_style(ProgressStyle::with_template("points {bar:40} {percent}% {elapsed_precise} (eta {eta})").expect("template"));
+    bar
+}
+
 #[cfg(feature = "cuda")]
 fn gpu(compiled: &CompiledCircuit, waste: &ToxicWaste, path: &std::path::Path) -> Result<(), Box<dyn std::error::Error>> {
     let device = cuzk::gpu::discover(&[0])?.into_iter().next().ok_or("no GPU")?;
-    cuzk::parameters::generate::generate_parameters_file_gpu(compiled, waste, path, &device, Some(std::time::Duration::from_secs(300)))?;
+    let bar = progress_bar();
+    let generator = Generator::Gpu { device: &device, timeout: Some(std::time::Duration::from_secs(300)), piece_points: None };
+    generate_parameters_file_with(compiled, waste, path, generator, &|done, total| {
+        bar.set_length(total);
+        bar.set_position(done);
+    })?;
+    bar.finish_and_clear();
     Ok(())
 }
 

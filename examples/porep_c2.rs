@@ -79,6 +79,15 @@ struct Args {
     /// Write the synthetic C1 outputs to DIR/<sector>.c1.json in Curio's wrapper (timing the read back) and stop.
     #[arg(long, requires = "synthetic")]
     write_c1: Option<PathBuf>,
+    /// Make the parameters first with cuzk's generator (a local setup into filecoin-proofs' parameter cache, replacing what is there; toxic waste from --seed, thrown away): for tests and benchmarks, never for mainnet sectors.
+    #[arg(long, value_enum, conflicts_with_all = ["params", "random_params"])]
+    generate_params: Option<GenerateArg>,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum GenerateArg {
+    Cpu,
+    Gpu,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -165,6 +174,9 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
     let t = Instant::now();
     let (compiled, origin) = compiled_circuit(proof, default_circuit_cache().as_deref())?;
     println!("compiled circuit ({origin:?}): {} constraints, {} inputs, {} aux, {:.2} GB, in {:.2?}", compiled.constraints(), compiled.inputs(), compiled.aux(), compiled.bytes() as f64 / 1e9, t.elapsed());
+    if let Some(how) = args.generate_params {
+        generate_params(proof, &compiled, how, args.seed)?;
+    }
     let params_file = match (&args.params, args.random_params) {
         (Some(path), _) => Some(path.clone()),
         (None, true) => Some(random_params(proof, &QueryLengths::for_shape(&compiled.shape()?))?),
@@ -264,6 +276,37 @@ fn random_params(proof: RegisteredSealProof, lengths: &QueryLengths) -> Result<P
         println!("random parameters written to {} in {:.2?}", path.display(), t.elapsed());
     }
     Ok(path)
+}
+
+/// A local setup of `proof` from `compiled` on the CPU or the first GPU,
+/// with a progress bar.
+fn generate_params(proof: RegisteredSealProof, compiled: &cuzk::CompiledCircuit, how: GenerateArg, seed: u64) -> Result<(), Box<dyn std::error::Error>> {
+    use cuzk::parameters::generate::Generator;
+    let t = Instant::now();
+    #[cfg(feature = "cuda")]
+    let device = match how {
+        GenerateArg::Gpu => Some(cuzk::gpu::discover(&[0])?.into_iter().next().ok_or("no GPU")?),
+        GenerateArg::Cpu => None,
+    };
+    let generator = match how {
+        GenerateArg::Cpu => Generator::Cpu,
+        #[cfg(feature = "cuda")]
+        GenerateArg::Gpu => Generator::Gpu { device: device.as_ref().ok_or("no GPU")?, timeout: Some(Duration::from_secs(300)), piece_points: None },
+        #[cfg(not(feature = "cuda"))]
+        GenerateArg::Gpu => return Err("--generate-params gpu needs the cuda feature".into()),
+    };
+    let bar = ProgressBar::new(0);
+    bar.set_style(ProgressStyle::with_template("parameters {bar:40} {percent}% {elapsed_precise} (eta {eta})").expect("template"));
+    let progress = |done: u64, total: u64| {
+        bar.set_length(total);
+        bar.set_position(done);
+    };
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x5e7u64);
+    let setup = cuzk::porep::local_setup_of(proof, compiled, generator, &progress, &mut rng)?;
+    bar.finish_and_clear();
+    let bytes = std::fs::metadata(&setup.params)?.len();
+    println!("parameters generated ({how:?}): {} ({:.2} GB) and {} in {:.2?}", setup.params.display(), bytes as f64 / 1e9, setup.verifying_key.display(), t.elapsed());
+    Ok(())
 }
 
 /// The process's peak resident memory (Linux's `VmHWM`), in GB.

@@ -11,7 +11,7 @@
 //! (`cuzk::ParamsFile`; `--params` names another file, `--params-digest`
 //! and `--subgroup-check` check it).
 //!
-//! `--random-bases` skips the setup (hours at full size) and uses random
+//! `--random-bases` skips the setup (minutes at full size) and uses random
 //! points of the right sizes instead (`cuzk::synthetic::random_parameters`):
 //! the prover does all the same work, but the proofs cannot verify, so they
 //! are reported as unverified rather than checked.
@@ -74,7 +74,7 @@ struct Args {
     /// prime-order subgroup while loading it.
     #[arg(long)]
     subgroup_check: bool,
-    /// Random points instead of a setup (hours at full size): the proofs
+    /// Random points instead of a setup (minutes at full size): the proofs
     /// are timed, not verified.
     #[arg(long)]
     random_bases: bool,
@@ -164,7 +164,7 @@ fn run(args: Args) -> Result<bool, Box<dyn std::error::Error>> {
         println!("parameters: random bases (proofs will not verify), made in {:.3?}", t.elapsed());
         params.into()
     } else {
-        open_or_generate_params(&args)?
+        open_or_generate_params(&args, compiled.as_ref())?
     };
     let pvk = groth16::prepare_verifying_key(params.verifying_key());
     let t = Instant::now();
@@ -313,8 +313,8 @@ fn load_or_record(args: &Args) -> Result<cuzk::CompiledCircuit, Box<dyn std::err
 
 /// The parameter file, opened (its layout and verifying key read and
 /// checked; the bases are loaded by the prover), or parameters generated
-/// and cached in it.
-fn open_or_generate_params(args: &Args) -> Result<ParamsSource, Box<dyn std::error::Error>> {
+/// from `compiled` (recorded here if not given) and cached in it.
+fn open_or_generate_params(args: &Args, compiled: Option<&cuzk::CompiledCircuit>) -> Result<ParamsSource, Box<dyn std::error::Error>> {
     let path = args.params.clone().unwrap_or_else(|| {
         PathBuf::from(format!(".cache/prove_partition-{}-{}.params", args.constraints, args.inputs))
     });
@@ -332,15 +332,41 @@ fn open_or_generate_params(args: &Args) -> Result<ParamsSource, Box<dyn std::err
     }
     let t = Instant::now();
     let mut rng = rand::thread_rng();
-    let generating = spinner("generating parameters (a random setup with cuzk's generator on the CPU; hours at full size)");
-    let compiled = cuzk::CompiledCircuit::record(SyntheticPorep::shape(args.constraints, args.inputs))?;
+    let recorded;
+    let compiled = match compiled {
+        Some(c) => c,
+        None => {
+            recorded = cuzk::CompiledCircuit::record(SyntheticPorep::shape(args.constraints, args.inputs))?;
+            &recorded
+        }
+    };
     if let Some(dir) = path.parent() {
         std::fs::create_dir_all(dir)?;
     }
     let waste = cuzk::parameters::generate::ToxicWaste::random(&mut rng);
-    cuzk::parameters::generate::generate_parameters_file(&compiled, &waste, &path)?;
-    drop(compiled);
-    generating.finish_and_clear();
+    // On the first GPU where there is one (and the CPU backend is not
+    // asked for), else on the CPU's cores.
+    #[cfg(feature = "cuda")]
+    let device = match args.backend {
+        BackendArg::Cpu => None,
+        _ => cuzk::gpu::discover(&[0]).ok().and_then(|d| d.into_iter().next()),
+    };
+    #[cfg(feature = "cuda")]
+    let generator = match &device {
+        Some(device) => cuzk::parameters::generate::Generator::Gpu { device, timeout: Some(Duration::from_secs(300)), piece_points: None },
+        None => cuzk::parameters::generate::Generator::Cpu,
+    };
+    #[cfg(not(feature = "cuda"))]
+    let generator = cuzk::parameters::generate::Generator::Cpu;
+    let bar = ProgressBar::new(0);
+    bar.set_style(ProgressStyle::with_template("generating parameters ({msg}) {bar:30} {percent}% ({elapsed}, {eta} left)").expect("template"));
+    bar.set_message(if matches!(generator, cuzk::parameters::generate::Generator::Cpu) { "CPU" } else { "GPU" });
+    let progress = |done: u64, total: u64| {
+        bar.set_length(total);
+        bar.set_position(done);
+    };
+    cuzk::parameters::generate::generate_parameters_file_with(compiled, &waste, &path, generator, &progress)?;
+    bar.finish_and_clear();
     println!("parameters: generated and cached in {} in {:.3?}", path.display(), t.elapsed());
     Ok(ParamsFile::open(&path)?.with_subgroup_check(args.subgroup_check).into())
 }

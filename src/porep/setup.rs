@@ -13,7 +13,8 @@ use rand_core::RngCore;
 
 use super::seal_prover::{compiled_circuit, default_params_file};
 use super::PorepError;
-use crate::parameters::generate::{generate_parameters_file, ToxicWaste};
+use crate::compiled::CompiledCircuit;
+use crate::parameters::generate::{generate_parameters_file_with, Generator, Progress, ToxicWaste};
 use filecoin_proofs_api::RegisteredSealProof;
 
 /// Where a local setup put its files.
@@ -31,15 +32,28 @@ pub struct LocalSetup {
 /// comes from `circuit_cache` (recorded the first time). On the CPU: the
 /// GPU's fixed-base kernels' bodies on rayon.
 pub fn local_setup(proof: RegisteredSealProof, circuit_cache: Option<&Path>, rng: &mut impl RngCore) -> Result<LocalSetup, PorepError> {
-    let start = Instant::now();
     let (compiled, _) = compiled_circuit(proof, circuit_cache)?;
+    local_setup_of(proof, &compiled, Generator::Cpu, &|_, _| {}, rng)
+}
+
+/// [`local_setup`] of `proof`'s compiled circuit, already at hand, on
+/// `generator` (the GPU: a 32 GiB sector's in minutes), telling `progress`
+/// the points written.
+pub fn local_setup_of(
+    proof: RegisteredSealProof,
+    compiled: &CompiledCircuit,
+    generator: Generator<'_>,
+    progress: Progress<'_>,
+    rng: &mut impl RngCore,
+) -> Result<LocalSetup, PorepError> {
+    let start = Instant::now();
     let params = default_params_file(proof)?;
     let verifying_key = params.with_extension("vk");
     let io = |path: &Path, source| PorepError::Setup(crate::parameters::generate::GenerateError::Io { path: path.to_path_buf(), source });
     if let Some(dir) = params.parent() {
         std::fs::create_dir_all(dir).map_err(|e| io(dir, e))?;
     }
-    let vk = generate_parameters_file(&compiled, &ToxicWaste::random(rng), &params)?;
+    let vk = generate_parameters_file_with(compiled, &ToxicWaste::random(rng), &params, generator, progress)?;
     let tmp = verifying_key.with_extension("vk-writing");
     let write = || -> std::io::Result<()> {
         let mut out = std::io::BufWriter::new(std::fs::File::create(&tmp)?);

@@ -17,8 +17,10 @@ use crate::error::ProverError;
 use crate::gpu::launch::{kernel_args, launch_elementwise};
 use crate::gpu::{gpu_err, wait, GpuDevice};
 
-/// Points per launch at most.
+/// Points per launch at most, by default.
 const MAX_PIECE: usize = 1 << 22;
+/// Points per launch at least, unless a piece size is asked for.
+const MIN_PIECE: usize = 1 << 16;
 /// Device bytes per point of a piece: scalar, XYZZ (G2), scratch, encoded.
 const BYTES_PER_POINT: usize = 32 + 384 + 96 + 192;
 
@@ -36,20 +38,32 @@ pub(crate) struct GpuFixedBase<'a> {
 }
 
 impl<'a> GpuFixedBase<'a> {
-    /// Tables of `g1`, `g2` and piece buffers on `gpu`, sized to its free
-    /// VRAM (at most half of it); too little for a piece of 2^16 points is
-    /// `NotEnoughVram`.
-    pub(crate) fn new(gpu: &'a GpuDevice, g1: G1Projective, g2: G2Projective, timeout: Option<Duration>) -> Result<Self, GenerateError> {
+    /// Tables of `g1`, `g2` and buffers for pieces of `piece_points` on
+    /// `gpu`, or of as many as half its free VRAM holds (2^16 to 2^22);
+    /// pieces that do not fit are `NotEnoughVram`.
+    pub(crate) fn new(gpu: &'a GpuDevice, g1: G1Projective, g2: G2Projective, timeout: Option<Duration>, piece_points: Option<usize>) -> Result<Self, GenerateError> {
         gpu.bind()?;
         let (t1, t2) = (window_table(g1, G1_BITS), window_table(g2, G2_BITS));
         let (w1, w2) = (table_words(&t1), table_words(&t2));
         let (free, _) = cust::memory::mem_get_info().map_err(|e| gpu_err("cuMemGetInfo", e))?;
         let tables = 8 * (w1.len() + w2.len());
         let room = (free / 2).saturating_sub(tables);
-        let piece = (room / BYTES_PER_POINT).min(MAX_PIECE);
-        if piece < 1 << 16 {
-            let needed = (tables + (BYTES_PER_POINT << 16)) * 2;
-            return Err(ProverError::NotEnoughVram { device: gpu.ordinal, free: free as u64, needed: needed as u64, detail: "the window tables and a piece of 65,536 points, at most half of what is free".into() }.into());
+        // Pieces asked for are made so or refused; else as large as fits,
+        // up to MAX_PIECE.
+        let fits = room / BYTES_PER_POINT;
+        let (piece, least) = match piece_points {
+            Some(n) => (n.max(1), n.max(1)),
+            None => (fits.min(MAX_PIECE), MIN_PIECE),
+        };
+        if piece > fits || piece < least {
+            let needed = (tables + BYTES_PER_POINT * least) * 2;
+            return Err(ProverError::NotEnoughVram {
+                device: gpu.ordinal,
+                free: free as u64,
+                needed: needed as u64,
+                detail: format!("the window tables and a piece of {least} points, at most half of what is free"),
+            }
+            .into());
         }
         let alloc = |words: usize, what: &str| -> Result<DeviceBuffer<u64>, GenerateError> {
             // SAFETY: u64 takes any bit pattern; every word is written before it is read.

@@ -23,6 +23,7 @@ mod stream;
 mod tables;
 #[cfg(test)]
 mod tests;
+mod writer;
 
 use std::path::Path;
 
@@ -33,12 +34,37 @@ use crate::compiled::CompiledCircuit;
 pub use cpu::generate_parameters;
 pub use file::write_parameters;
 
+/// Where the fixed-base multiplications of a streamed generation run.
+#[derive(Clone, Copy)]
+pub enum Generator<'a> {
+    /// The GPU's kernel bodies on rayon's threads.
+    Cpu,
+    /// A GPU.
+    #[cfg(feature = "cuda")]
+    Gpu {
+        /// The device.
+        device: &'a crate::gpu::GpuDevice,
+        /// The longest wait on it (`None`: no deadline).
+        timeout: Option<std::time::Duration>,
+        /// Points per launch (`None`: up to 2^22, as half the free VRAM
+        /// allows); fewer points, less VRAM. Pieces that do not fit are
+        /// `NotEnoughVram`.
+        piece_points: Option<usize>,
+    },
+    #[doc(hidden)]
+    #[cfg(not(feature = "cuda"))]
+    _Lifetime(std::marker::PhantomData<&'a ()>, std::convert::Infallible),
+}
+
+/// How far a generation is: points written of the file's total.
+pub type Progress<'a> = &'a (dyn Fn(u64, u64) + Sync);
+
 /// Writes the parameters of `compiled` for `waste` to `path` as they are
 /// made, on the CPU (the GPU's kernel bodies, on rayon): the same bytes as
 /// [`generate_parameters`] then [`write_parameters`], without holding the
 /// parameters. Returns the verifying key.
 pub fn generate_parameters_file(compiled: &CompiledCircuit, waste: &ToxicWaste, path: impl AsRef<Path>) -> Result<VerifyingKey<Bls12>, GenerateError> {
-    stream::write_generated(compiled, waste, path.as_ref(), &mut host_kernels::HostKernels::new(waste.g1, waste.g2))
+    generate_parameters_file_with(compiled, waste, path, Generator::Cpu, &|_, _| {})
 }
 
 /// [`generate_parameters_file`] with the fixed-base multiplications on
@@ -51,7 +77,28 @@ pub fn generate_parameters_file_gpu(
     gpu: &crate::gpu::GpuDevice,
     timeout: Option<std::time::Duration>,
 ) -> Result<VerifyingKey<Bls12>, GenerateError> {
-    stream::write_generated(compiled, waste, path.as_ref(), &mut gpu::GpuFixedBase::new(gpu, waste.g1, waste.g2, timeout)?)
+    generate_parameters_file_with(compiled, waste, path, Generator::Gpu { device: gpu, timeout, piece_points: None }, &|_, _| {})
+}
+
+/// [`generate_parameters_file`] on `generator`, telling `progress` the
+/// points written so far and the file's total after each piece.
+pub fn generate_parameters_file_with(
+    compiled: &CompiledCircuit,
+    waste: &ToxicWaste,
+    path: impl AsRef<Path>,
+    generator: Generator<'_>,
+    progress: Progress<'_>,
+) -> Result<VerifyingKey<Bls12>, GenerateError> {
+    let path = path.as_ref();
+    match generator {
+        Generator::Cpu => stream::write_generated(compiled, waste, path, &mut host_kernels::HostKernels::new(waste.g1, waste.g2), progress),
+        #[cfg(feature = "cuda")]
+        Generator::Gpu { device, timeout, piece_points } => {
+            stream::write_generated(compiled, waste, path, &mut gpu::GpuFixedBase::new(device, waste.g1, waste.g2, timeout, piece_points)?, progress)
+        }
+        #[cfg(not(feature = "cuda"))]
+        Generator::_Lifetime(_, never) => match never {},
+    }
 }
 
 /// The secrets of a setup and its generators. Whoever knows them can

@@ -5,7 +5,7 @@
 //! [`FixedBase`] backend (the kernels' host bodies, or the GPU).
 
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -16,7 +16,8 @@ use group::Group;
 use log::info;
 
 use super::exponents::{exponents, Exponents};
-use super::{GenerateError, ToxicWaste};
+use super::writer::BackgroundWriter;
+use super::{GenerateError, Progress, ToxicWaste};
 use crate::compiled::CompiledCircuit;
 
 /// Where encoded points go, piece by piece, in order.
@@ -36,19 +37,16 @@ fn is_identity(encoded: &[u8]) -> bool {
 
 /// Writes the parameters of `compiled` for `waste` to `path` (through a
 /// temporary file beside it, renamed when complete), every query's points
-/// from `backend`; returns the verifying key.
-pub(crate) fn write_generated(compiled: &CompiledCircuit, waste: &ToxicWaste, path: &Path, backend: &mut dyn FixedBase) -> Result<VerifyingKey<Bls12>, GenerateError> {
+/// from `backend`, telling `progress` the points written; returns the
+/// verifying key.
+pub(crate) fn write_generated(compiled: &CompiledCircuit, waste: &ToxicWaste, path: &Path, backend: &mut dyn FixedBase, progress: Progress<'_>) -> Result<VerifyingKey<Bls12>, GenerateError> {
     let start = Instant::now();
     let exps = exponents(compiled, waste)?;
     let needed = file_bytes(&exps);
     let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-    if let Some(available) = available_bytes(dir) {
-        if available < needed {
-            return Err(GenerateError::NotEnoughDisk { path: path.to_path_buf(), needed, available });
-        }
-    }
+    check_room(path, needed, available_bytes(dir))?;
     let tmp = path.with_extension("generating");
-    let written = write_all(&exps, waste, &tmp, backend);
+    let written = write_all(&exps, waste, &tmp, backend, progress);
     match written {
         Ok(vk) => {
             std::fs::rename(&tmp, path).map_err(|source| GenerateError::Io { path: path.to_path_buf(), source })?;
@@ -77,6 +75,14 @@ pub(super) fn expected_bytes(compiled: &CompiledCircuit, waste: &ToxicWaste) -> 
     file_bytes(&exponents(compiled, waste).expect("exponents"))
 }
 
+/// `NotEnoughDisk` where `available` (if known) is less than `needed`.
+fn check_room(path: &Path, needed: u64, available: Option<u64>) -> Result<(), GenerateError> {
+    match available {
+        Some(available) if available < needed => Err(GenerateError::NotEnoughDisk { path: path.to_path_buf(), needed, available }),
+        _ => Ok(()),
+    }
+}
+
 /// Bytes free to an unprivileged writer on the file system of `dir`.
 #[cfg(unix)]
 fn available_bytes(dir: &Path) -> Option<u64> {
@@ -92,9 +98,37 @@ fn available_bytes(_: &Path) -> Option<u64> {
     None
 }
 
-fn write_all(exps: &Exponents, waste: &ToxicWaste, path: &Path, backend: &mut dyn FixedBase) -> Result<VerifyingKey<Bls12>, GenerateError> {
+/// `exps`, or none where the generator is the identity (every point is).
+fn none_if(exps: &[Scalar], generator_is_identity: bool) -> &[Scalar] {
+    if generator_is_identity {
+        &[]
+    } else {
+        exps
+    }
+}
+
+/// The exponents that are not zero, in order (borrowed when all are).
+fn nonzero_exponents(exps: &[Scalar]) -> std::borrow::Cow<'_, [Scalar]> {
+    use rayon::prelude::*;
+    if exps.par_iter().all(|x| !bool::from(x.is_zero())) {
+        return std::borrow::Cow::Borrowed(exps);
+    }
+    std::borrow::Cow::Owned(exps.par_iter().filter(|x| !bool::from(x.is_zero())).copied().collect())
+}
+
+fn write_all(exps: &Exponents, waste: &ToxicWaste, path: &Path, backend: &mut dyn FixedBase, progress: Progress<'_>) -> Result<VerifyingKey<Bls12>, GenerateError> {
     let io = |source| GenerateError::Io { path: PathBuf::from(path), source };
-    let mut out = BufWriter::with_capacity(32 << 20, File::create(path).map_err(io)?);
+    let mut out = BackgroundWriter::new(File::create(path).map_err(io)?).map_err(io)?;
+    // A and B without their identities: only the nonzero exponents are
+    // multiplied (B is a quarter dense in a PoRep circuit), none if the
+    // generator is the identity; the identity filter below is a guard.
+    let (a, b) = (nonzero_exponents(&exps.a), nonzero_exponents(&exps.b));
+    let g1_identity = bool::from(waste.g1.is_identity());
+    let g2_identity = bool::from(waste.g2.is_identity());
+    let ab = [("A", none_if(&a, g1_identity), false), ("B in G1", none_if(&b, g1_identity), false), ("B in G2", none_if(&b, g2_identity), true)];
+    let total = exps.ic.len() + exps.h.len() + exps.l.len() + ab.iter().map(|q| q.1.len()).sum::<usize>();
+    let mut backend = Counting { inner: backend, done: 0, total: total as u64, progress };
+    let backend = &mut backend;
     // The fixed points now; the inputs' bases when IC is made below.
     let fixed = waste.verifying_key(Vec::new());
     for g1 in [fixed.alpha_g1, fixed.beta_g1] {
@@ -106,7 +140,7 @@ fn write_all(exps: &Exponents, waste: &ToxicWaste, path: &Path, backend: &mut dy
     out.write_all(&fixed.delta_g1.to_uncompressed()).map_err(io)?;
     out.write_all(&fixed.delta_g2.to_uncompressed()).map_err(io)?;
 
-    let count = |out: &mut BufWriter<File>, n: usize| -> Result<(), GenerateError> {
+    let count = |out: &mut BackgroundWriter, n: usize| -> Result<(), GenerateError> {
         let n = u32::try_from(n).map_err(|_| io(std::io::Error::other(format!("{n} points do not fit a u32 count"))))?;
         out.write_all(&n.to_be_bytes()).map_err(io)
     };
@@ -136,15 +170,10 @@ fn write_all(exps: &Exponents, waste: &ToxicWaste, path: &Path, backend: &mut dy
         out.write_all(piece).map_err(io)
     })?;
     info!("parameters: L, {} points, in {:.2?}", exps.l.len(), t.elapsed());
-    // A and B without their identities; the counts come first, so they
-    // are told from the exponents (a zero exponent, or an identity
-    // generator, is the identity).
-    let nonzero = |e: &[Scalar], g_is_identity: bool| if g_is_identity { 0 } else { e.iter().filter(|x| !bool::from(x.is_zero())).count() };
-    let g1_identity = bool::from(waste.g1.is_identity());
-    let g2_identity = bool::from(waste.g2.is_identity());
-    for (query, exps_of, in_g2, is_g_identity) in [("A", &exps.a, false, g1_identity), ("B in G1", &exps.b, false, g1_identity), ("B in G2", &exps.b, true, g2_identity)] {
+    // A and B (their nonzero exponents, above), each count first.
+    for (query, exps_of, in_g2) in ab {
         let t = Instant::now();
-        let expected = nonzero(exps_of, is_g_identity);
+        let expected = exps_of.len();
         count(&mut out, expected)?;
         let size = if in_g2 { 192 } else { 96 };
         let mut kept = 0;
@@ -165,6 +194,61 @@ fn write_all(exps: &Exponents, waste: &ToxicWaste, path: &Path, backend: &mut dy
         }
         info!("parameters: {query}, {kept} points, in {:.2?}", t.elapsed());
     }
-    out.into_inner().map_err(|e| io(e.into_error()))?.sync_all().map_err(io)?;
+    out.finish().map_err(io)?;
     Ok(VerifyingKey { ic, ..fixed })
+}
+
+/// A backend whose points are counted for `progress` as they are handed on.
+struct Counting<'b, 'p> {
+    inner: &'b mut dyn FixedBase,
+    done: u64,
+    total: u64,
+    progress: Progress<'p>,
+}
+
+impl Counting<'_, '_> {
+    fn counted(&mut self, exps: &[Scalar], g2: bool, sink: &mut Sink) -> Result<(), GenerateError> {
+        let size = if g2 { 192 } else { 96 };
+        let (done, total, progress) = (&mut self.done, self.total, self.progress);
+        let mut counting = |piece: &[u8]| {
+            sink(piece)?;
+            *done += (piece.len() / size) as u64;
+            progress(*done, total);
+            Ok(())
+        };
+        if g2 {
+            self.inner.g2(exps, &mut counting)
+        } else {
+            self.inner.g1(exps, &mut counting)
+        }
+    }
+}
+
+impl FixedBase for Counting<'_, '_> {
+    fn g1(&mut self, exps: &[Scalar], sink: &mut Sink) -> Result<(), GenerateError> {
+        self.counted(exps, false, sink)
+    }
+
+    fn g2(&mut self, exps: &[Scalar], sink: &mut Sink) -> Result<(), GenerateError> {
+        self.counted(exps, true, sink)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn too_little_disk_is_refused_before_writing() {
+        let path = Path::new("/somewhere/p.params");
+        assert!(check_room(path, 100, Some(1000)).is_ok());
+        assert!(check_room(path, 100, None).is_ok(), "unknown free space: the write itself reports a full disk");
+        match check_room(path, 1000, Some(999)) {
+            Err(GenerateError::NotEnoughDisk { needed: 1000, available: 999, path: p }) => assert_eq!(p, path),
+            other => panic!("{other:?}"),
+        }
+        // The temporary folder's file system reports its free space.
+        #[cfg(unix)]
+        assert!(available_bytes(&std::env::temp_dir()).is_some_and(|b| b > 0));
+    }
 }

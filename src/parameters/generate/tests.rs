@@ -164,7 +164,15 @@ fn streamed_files_through_the_gpu_kernels_host_bodies_are_bellpersons_bytes() {
         ("a power of two", CompiledCircuit::record(Edge::PowerOfTwo).unwrap(), theirs(Edge::PowerOfTwo, &w).unwrap()),
     ] {
         let path = dir.join(format!("cuzk-streamed-{}-{}.params", std::process::id(), name.replace(' ', "-")));
-        let vk = super::generate_parameters_file(&compiled, &w, &path).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let last = std::sync::Mutex::new((0u64, 0u64));
+        let progress = |done: u64, total: u64| {
+            let mut last = last.lock().unwrap();
+            assert!(done > last.0 && done <= total, "{name}: progress goes forward within its total");
+            *last = (done, total);
+        };
+        let vk = super::generate_parameters_file_with(&compiled, &w, &path, super::Generator::Cpu, &progress).unwrap_or_else(|e| panic!("{name}: {e}"));
+        let (done, total) = *last.lock().unwrap();
+        assert!(total > 0 && done == total, "{name}: progress ends at its total ({done} of {total})");
         let written = std::fs::read(&path).unwrap();
         std::fs::remove_file(&path).unwrap();
         assert!(vk == theirs_params.vk, "{name}: verifying key");
