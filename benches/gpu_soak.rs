@@ -5,7 +5,11 @@
 //! again, with fresh preimages and random r, s.
 //!
 //! Usage: `bench-gpu_soak [--per-call N] [--calls N] [--workers N] [--stall-after SECS]
-//! [--sharing auto|serial|interleaved]` (defaults 1000, 3, 3, 120, auto). Per call it prints proofs/s, failures and
+//! [--sharing auto|serial|interleaved] [--path full|compiled|mixed]` (defaults 1000, 3, 3,
+//! 120, auto, full). `--path compiled` builds both provers on their recorded
+//! circuits (`Prover::with_compiled`: witness-only synthesis, a, b, c from
+//! the recording); `mixed` the SHA-256 one compiled, the BLAKE2s one full.
+//! Per call it prints proofs/s, failures and
 //! proofs the prover rejected before return (each proof is checked against
 //! the verifying key, `verify_proofs`); at the end, VRAM free and the
 //! witness buffers against their values after the first call, and the
@@ -58,16 +62,38 @@ impl Circuit<Scalar> for HashCircuit {
     }
 }
 
+/// How the provers take their circuits.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum ProofPath {
+    /// Full synthesis (`Prover::new`).
+    Full,
+    /// Both through their recorded circuits (`Prover::with_compiled`).
+    Compiled,
+    /// SHA-256 compiled, BLAKE2s full.
+    Mixed,
+}
+
+impl ProofPath {
+    fn compiled(self, hash: Hash) -> bool {
+        match self {
+            ProofPath::Full => false,
+            ProofPath::Compiled => true,
+            ProofPath::Mixed => hash == Hash::Sha256,
+        }
+    }
+}
+
 struct Args {
     per_call: usize,
     calls: usize,
     workers: usize,
     stall_after: u64,
     sharing: ComputeSharing,
+    path: ProofPath,
 }
 
 fn parse_args() -> Args {
-    let mut args = Args { per_call: 1000, calls: 3, workers: 3, stall_after: 120, sharing: ComputeSharing::Auto };
+    let mut args = Args { per_call: 1000, calls: 3, workers: 3, stall_after: 120, sharing: ComputeSharing::Auto, path: ProofPath::Full };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         let mut number = || it.next().and_then(|v| v.parse::<usize>().ok()).unwrap_or_else(|| panic!("{a} N"));
@@ -82,6 +108,14 @@ fn parse_args() -> Args {
                     Some("serial") => ComputeSharing::Serial,
                     Some("interleaved") => ComputeSharing::Interleaved,
                     other => panic!("--sharing auto|serial|interleaved, not {other:?}"),
+                }
+            }
+            "--path" => {
+                args.path = match it.next().as_deref() {
+                    Some("full") => ProofPath::Full,
+                    Some("compiled") => ProofPath::Compiled,
+                    Some("mixed") => ProofPath::Mixed,
+                    other => panic!("--path full|compiled|mixed, not {other:?}"),
                 }
             }
             _ => {} // e.g. cargo's --bench
@@ -119,11 +153,22 @@ fn main() {
     println!("parameters: SHA-256 {} / BLAKE2s {} aux, made in {:.1?}", params[0].l.len(), params[1].l.len(), t.elapsed());
     let provers: Vec<Prover> = params
         .iter()
-        .map(|p| {
+        .zip([Hash::Sha256, Hash::Blake2s])
+        .map(|(p, hash)| {
             let config = ProverConfig { backend: Backend::Gpu, workers_per_device: args.workers, devices: vec![0], compute_sharing: args.sharing, ..Default::default() };
-            Prover::new(p.clone(), config).expect("prover")
+            if args.path.compiled(hash) {
+                let compiled = cuzk::CompiledCircuit::record(HashCircuit { hash, preimage: None }).expect("recording");
+                Prover::with_compiled(p.clone(), compiled, config).expect("prover")
+            } else {
+                Prover::new(p.clone(), config).expect("prover")
+            }
         })
         .collect();
+    println!(
+        "provers: SHA-256 {}, BLAKE2s {}",
+        if args.path.compiled(Hash::Sha256) { "compiled" } else { "full" },
+        if args.path.compiled(Hash::Blake2s) { "compiled" } else { "full" }
+    );
     let pvks: Vec<_> = params.iter().map(|p| groth16::prepare_verifying_key(&p.vk)).collect();
     let vram_free = || {
         gpu.bind().expect("bind");
