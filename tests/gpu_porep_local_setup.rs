@@ -11,7 +11,6 @@ mod common;
 #[path = "porep/sealing.rs"]
 mod sealing;
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use cuzk::parameters::generate::Generator;
@@ -24,12 +23,7 @@ fn real_sectors_proved_on_the_gpu_with_gpu_made_parameters_pass_verify_seal() {
     let Some(device) = common::gpu_or_skip("real_sectors_proved_on_the_gpu_with_gpu_made_parameters_pass_verify_seal") else {
         return;
     };
-    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("filecoin-gpu-local-setup");
-    let params_dir = root.join("parameters");
-    let _ = std::fs::remove_dir_all(&params_dir);
-    std::fs::create_dir_all(&params_dir).unwrap();
-    std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", &params_dir);
-    assert_eq!(sealing::filecoin_caches(), params_dir, "the parameter cache is this test's own");
+    let root = sealing::own_parameter_cache("filecoin-gpu-local-setup");
     let circuits = root.join("circuits");
     let seed = rand::random::<u64>();
     println!("seed {seed}");

@@ -9,7 +9,6 @@
 #[path = "porep/sealing.rs"]
 mod sealing;
 
-use std::path::Path;
 
 use bellperson::groth16;
 use cuzk::porep::{local_setup, C1Output, RegisteredSealProof, SealProver, SealProverConfig, SealRequest};
@@ -20,12 +19,7 @@ const KIB2: RegisteredSealProof = RegisteredSealProof::StackedDrg2KiBV1_1;
 
 #[test]
 fn a_real_sector_proved_with_a_local_setup_is_accepted_by_verify_seal() {
-    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("filecoin-local-setup");
-    let params_dir = root.join("parameters");
-    let _ = std::fs::remove_dir_all(&params_dir);
-    std::fs::create_dir_all(&params_dir).unwrap();
-    std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", &params_dir);
-    assert_eq!(sealing::filecoin_caches(), params_dir, "the parameter cache is this test's own");
+    let root = sealing::own_parameter_cache("filecoin-local-setup");
     let circuits = root.join("circuits");
 
     let seed = rand::random::<u64>();

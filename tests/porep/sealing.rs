@@ -27,6 +27,21 @@ pub fn filecoin_caches() -> std::path::PathBuf {
     std::path::PathBuf::from(std::env::var_os("FIL_PROOFS_PARAMETER_CACHE").expect("set above"))
 }
 
+/// A parameter cache of the calling test binary's own, emptied and set as
+/// `FIL_PROOFS_PARAMETER_CACHE` before filecoin-proofs first reads it (once
+/// per process): `<target tmp>/<name>/parameters`. Returns `<target
+/// tmp>/<name>`, for the test's other files.
+#[allow(dead_code)] // not every test binary that includes this file uses it
+pub fn own_parameter_cache(name: &str) -> std::path::PathBuf {
+    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let params_dir = root.join("parameters");
+    let _ = std::fs::remove_dir_all(&params_dir);
+    std::fs::create_dir_all(&params_dir).expect("parameter cache");
+    std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", &params_dir);
+    assert_eq!(filecoin_caches(), params_dir, "the parameter cache is this test's own");
+    root
+}
+
 /// Seals a sector of random data through filecoin-proofs-api and returns
 /// its C1 output and ids.
 pub fn seal_sector(proof: RegisteredSealProof, seed: u64) -> (SealCommitPhase1Output, SectorIds) {

@@ -158,8 +158,8 @@ pub enum GenerateError {
     /// γ or δ is zero: the parameters would divide by it.
     #[error("{0} is zero: it has no inverse")]
     ZeroSecret(&'static str),
-    /// The circuit needs a domain larger than BLS12-381's 2^32.
-    #[error("the circuit's {constraints} constraints need an evaluation domain larger than 2^32")]
+    /// The circuit needs a domain larger than 2^31 (BLS12-381's scalar field has roots of unity up to 2^32; bellperson stops below it too).
+    #[error("the circuit's {constraints} constraints need an evaluation domain larger than 2^31")]
     DomainTooLarge {
         /// Constraints, the per-input rows included.
         constraints: usize,

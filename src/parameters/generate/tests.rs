@@ -189,3 +189,12 @@ fn a_streamed_file_of_an_unconstrained_variable_is_an_error_and_no_file() {
     assert!(matches!(err, GenerateError::UnconstrainedVariable { index: 1 }), "{err}");
     assert!(!path.exists() && !path.with_extension("generating").exists(), "nothing is left behind");
 }
+
+#[test]
+fn a_domain_above_2_to_the_31_is_a_typed_error() {
+    let (size, omega) = super::qap::domain((1 << 31) - 5).expect("2^31 is the largest domain");
+    assert_eq!(size, 1 << 31);
+    assert_eq!(omega.pow_vartime([1u64 << 31]), Scalar::ONE);
+    assert_ne!(omega.pow_vartime([1u64 << 30]), Scalar::ONE, "a primitive root");
+    assert!(matches!(super::qap::domain((1 << 31) + 1), Err(GenerateError::DomainTooLarge { constraints }) if constraints == (1 << 31) + 1));
+}
