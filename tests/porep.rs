@@ -194,6 +194,11 @@ fn a_bad_sector_in_a_stream_costs_only_its_own_proof() {
     assert!(matches!(&by_synthesis[0], Err(PorepError::Partition { partition: 0, source: ProverError::Unsatisfied { .. } })));
     assert_eq!(by_synthesis[1].as_ref().expect("the good sector").proof, sealed.proof);
     assert!(sealed.partitions[0].synthesis > std::time::Duration::ZERO);
+    // A stop flag set before the call: no partition is proved, every
+    // sector's result says it was cancelled.
+    let stop = std::sync::atomic::AtomicBool::new(true);
+    let stopped = prover.prove_sectors_until(&requests[1..], &mut rand_chacha::ChaCha8Rng::seed_from_u64(9), &stop, |_, _, _| {});
+    assert!(matches!(&stopped[0], Err(PorepError::Partition { partition: 0, source: ProverError::Cancelled })), "{:?}", stopped[0].as_ref().err());
     // The cache file is loaded, not recorded again.
     let again = SealProver::new(KIB2, config).expect("prover from the cache");
     assert!(matches!(again.circuit_origin(), cuzk::porep::CircuitOrigin::Loaded(_)), "{:?}", again.circuit_origin());

@@ -225,6 +225,20 @@ impl SealProver {
         rng: &mut impl RngCore,
         on_partition: impl Fn(usize, usize, &Result<(Proof<Bls12>, PhaseTimings), ProverError>) + Sync,
     ) -> Vec<Result<SealProof, PorepError>> {
+        self.prove_sectors_until(requests, rng, &AtomicBool::new(false), on_partition)
+    }
+
+    /// [`prove_sectors`](Self::prove_sectors) that stops early once `stop`
+    /// is set: partitions not yet started are not proved (their sectors'
+    /// results are errors, `ProverError::Cancelled` underneath); those
+    /// already on a GPU finish. For a daemon whose client cancelled.
+    pub fn prove_sectors_until(
+        &self,
+        requests: &[SealRequest],
+        rng: &mut impl RngCore,
+        stop: &AtomicBool,
+        on_partition: impl Fn(usize, usize, &Result<(Proof<Bls12>, PhaseTimings), ProverError>) + Sync,
+    ) -> Vec<Result<SealProof, PorepError>> {
         let mut results: Vec<Option<Result<SealProof, PorepError>>> = (0..requests.len()).map(|_| None).collect();
         // Which sector and partition each circuit of the batch is.
         let mut owner: Vec<(usize, usize)> = Vec::new();
@@ -251,7 +265,7 @@ impl SealProver {
             }
         }
         let randomness: Vec<(Scalar, Scalar)> = circuits.iter().map(|_| random_r_s(rng)).collect();
-        let proved = self.prover.prove_batch_timed(circuits, randomness, &AtomicBool::new(false), |j, result| {
+        let proved = self.prover.prove_batch_timed(circuits, randomness, stop, |j, result| {
             let (sector, partition) = owner[j];
             on_partition(sector, partition, result)
         });
