@@ -117,14 +117,20 @@ if want c2; then
 fi
 if want params-gen; then
   # Parameters made on the GPU (docs/PERFORMANCE.md, "Parameters made from
-  # a compiled circuit"): 2^20 against bellperson's bytes (the same toxic
-  # waste, same run), then the 32 GiB partition's shape (a 47 GB file:
-  # keep 50 GB of disk free), proofs from it checked by prove_partition.
+  # a compiled circuit"): the GPU tests, 2^20 against bellperson's bytes
+  # (the same toxic waste, same run), then the 32 GiB partition's shape (a
+  # 47 GB file: keep 50 GB of disk free) proved from with 2 workers, every
+  # proof verified; then the real 32 GiB circuit's local setup, a sector
+  # proved with it (~5 min).
+  .gpu/run-tests.sh gpu_generate 2>&1 | tee "$out/params-gen-tests.txt"
   .gpu/bin/generate_params --constraints 1048576 --how gpu --compare-bellperson --out /tmp/gen-2e20.params 2>&1 | tee "$out/params-gen-2e20.txt"
   rm -f /tmp/gen-2e20.params
-  .gpu/bin/generate_params --constraints 130278869 --how gpu --out /tmp/gen-32g.params 2>&1 | tee "$out/params-gen-32g.txt"
-  .gpu/bin/prove_partition --constraints 130278869 --inputs 328 --params /tmp/gen-32g.params --proofs 4 --backend gpu 2>&1 | tail -5 | tee "$out/params-gen-32g-prove.txt"
-  rm -f /tmp/gen-32g.params
+  (mkdir -p /dev/shm/pp && cd /dev/shm/pp && "$OLDPWD"/.gpu/bin/prove_partition --constraints 130278869 --inputs 328 --compiled --params /tmp/gen-32g.params --proofs 8 --workers 2 --backend gpu) 2>&1 | tee "$out/params-gen-32g.txt"
+  rm -rf /tmp/gen-32g.params /dev/shm/pp
+  mkdir -p /dev/shm/cc /tmp/fp
+  CUZK_CIRCUIT_CACHE=/dev/shm/cc FIL_PROOFS_PARAMETER_CACHE=/tmp/fp .gpu/bin/porep_c2 --synthetic 32GiB --sectors 2 --generate-params gpu --backend gpu 2>&1 | tee "$out/params-gen-c2.txt"
+  rm -rf /tmp/fp /dev/shm/cc
+  .gpu/bin/test-gpu_porep_local_setup --nocapture 2>&1 | tee -a "$out/params-gen-tests.txt"
   echo "params-gen done at $(( $(date +%s) - t0 )) s"
 fi
 if want overlap; then
@@ -166,9 +172,12 @@ if want sharing-sweep; then
 fi
 if want soak; then
   # Two provers (SHA-256 and BLAKE2s gadget circuits) sharing the GPU,
-  # 3 workers each, 3 prove_batch calls of 1,000 each (~1 min); a call that
-  # does not return in 60 s is reported as a stall (exit 3).
-  .gpu/bin/bench-gpu_soak --per-call 1000 --calls 3 --workers 3 --stall-after 60 2>&1 | tee "$out/soak.txt"
+  # 3 workers each, 3 prove_batch calls of 1,000 each (~1 min a path: full
+  # synthesis, compiled circuits, one of each); a call that does not return
+  # in 60 s is reported as a stall (exit 3).
+  for path in full compiled mixed; do
+    .gpu/bin/bench-gpu_soak --per-call 1000 --calls 3 --workers 3 --stall-after 60 --path $path 2>&1 | tee -a "$out/soak.txt"
+  done
   echo "soak done (rc ${PIPESTATUS[0]}) at $(( $(date +%s) - t0 )) s"
 fi
 if want sanitize; then
