@@ -117,8 +117,13 @@ fn grow_zeroed(v: &mut Vec<Scalar>, n: usize) {
 impl ConstraintSystem<Scalar> for WitnessOnlyCs {
     type Root = Self;
 
+    /// A sub-circuit's system, made by a circuit that synthesizes parts in
+    /// parallel (storage-proofs-post's `FallbackPoStCircuit`): empty, as
+    /// bellperson's prover makes it, for the circuit allocates its own
+    /// temporary ONE, which [`extend`](ConstraintSystem::extend) drops.
+    /// (The root is made with ONE by `synthesize_witness`, not here.)
     fn new() -> Self {
-        WitnessOnlyCs { input: vec![Scalar::ONE], aux: Vec::new(), cap: None, overflow: Vec::new(), error: None }
+        WitnessOnlyCs { input: Vec::new(), aux: Vec::new(), cap: None, overflow: Vec::new(), error: None }
     }
 
     fn alloc<F, A, AR>(&mut self, _: A, f: F) -> Result<Variable, SynthesisError>
@@ -228,5 +233,45 @@ impl ConstraintSystem<Scalar> for WitnessOnlyCs {
 
     fn aux_slice(&self) -> &[Scalar] {
         &self.aux
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Synthesizes its parts in sub-systems made by `CS::new()` when the
+    /// system is extensible, as storage-proofs-post's PoSt circuit does.
+    struct InParts;
+
+    fn part<CS: ConstraintSystem<Scalar>>(cs: &mut CS, k: u64) -> Result<(), SynthesisError> {
+        let x = cs.alloc(|| "x", || Ok(Scalar::from(k + 2)))?;
+        let y = cs.alloc_input(|| "y", || Ok(Scalar::from((k + 2) * (k + 2))))?;
+        cs.enforce(|| "x * x = y", |lc| lc + x, |lc| lc + x, |lc| lc + y);
+        Ok(())
+    }
+
+    impl Circuit<Scalar> for InParts {
+        fn synthesize<CS: ConstraintSystem<Scalar>>(self, cs: &mut CS) -> Result<(), SynthesisError> {
+            if !CS::is_extensible() {
+                return (0..3).try_for_each(|k| part(cs, k));
+            }
+            for k in 0..3 {
+                let mut sub = CS::new();
+                sub.alloc_input(|| "temp ONE", || Ok(Scalar::ONE))?;
+                part(&mut sub, k)?;
+                cs.extend(&sub);
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn sub_systems_add_their_values_without_their_ones() {
+        let (input, aux) = synthesize_witness(InParts).unwrap();
+        let full = crate::synthesize(InParts).unwrap();
+        assert_eq!(input, full.input, "the inputs of a full synthesis (the serial path)");
+        assert_eq!(aux, full.aux);
+        assert_eq!(input.len(), 4, "ONE and one input per part");
     }
 }
