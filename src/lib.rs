@@ -19,6 +19,8 @@ pub mod gpu;
 pub mod parameters;
 #[cfg(feature = "porep")]
 pub mod porep;
+#[cfg(feature = "post")]
+pub mod post;
 mod prover;
 pub mod synthetic;
 pub mod witness;

@@ -110,6 +110,13 @@ impl SealProver {
     /// its bases on the GPU (or decoded for the CPU).
     pub fn new(proof: RegisteredSealProof, config: SealProverConfig) -> Result<Self, PorepError> {
         check_supported(proof)?;
+        // A missing or unreadable parameter file is an error at once, not
+        // after recording the circuit (minutes at 32 GiB).
+        let params_file = match &config.params_file {
+            Some(path) => path.clone(),
+            None => default_params_file(proof)?,
+        };
+        ParamsFile::open(&params_file).map_err(|source| PorepError::Params { path: params_file.clone(), source })?;
         let cache = config.circuit_cache.clone().or_else(default_circuit_cache);
         let (compiled, origin) = compiled_circuit(proof, cache.as_deref())?;
         Self::with_circuit(proof, compiled, origin, config)

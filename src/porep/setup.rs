@@ -47,7 +47,22 @@ pub fn local_setup_of(
     rng: &mut impl RngCore,
 ) -> Result<LocalSetup, PorepError> {
     let start = Instant::now();
-    let params = default_params_file(proof)?;
+    let setup = write_setup(default_params_file(proof)?, compiled, generator, progress, rng)?;
+    info!("{proof:?}: local setup into {} in {:.2?}", setup.params.display(), start.elapsed());
+    Ok(setup)
+}
+
+/// Makes `compiled`'s parameters from fresh toxic waste and writes them to
+/// `params`, their verifying key beside it (`.vk`, written whole and then
+/// renamed, so a reader never sees half of one). Shared by every proof
+/// kind's local setup.
+pub(crate) fn write_setup(
+    params: PathBuf,
+    compiled: &CompiledCircuit,
+    generator: Generator<'_>,
+    progress: Progress<'_>,
+    rng: &mut impl RngCore,
+) -> Result<LocalSetup, PorepError> {
     let verifying_key = params.with_extension("vk");
     let io = |path: &Path, source| PorepError::Setup(crate::parameters::generate::GenerateError::Io { path: path.to_path_buf(), source });
     if let Some(dir) = params.parent() {
@@ -62,6 +77,5 @@ pub fn local_setup_of(
         std::fs::rename(&tmp, &verifying_key)
     };
     write().map_err(|e| io(&verifying_key, e))?;
-    info!("{proof:?}: local setup into {} in {:.2?}", params.display(), start.elapsed());
     Ok(LocalSetup { params, verifying_key })
 }

@@ -22,13 +22,17 @@ use super::witness::NativeWitness;
 /// two of those under an arity-2 top.
 macro_rules! with_tree {
     ($sector_bytes:expr, $f:ident ( $($arg:expr),* $(,)? )) => {
+        $crate::porep::with_tree!($sector_bytes, $f($($arg),*), $crate::porep::PorepError::UnsupportedSectorSize)
+    };
+    // Another error for a size with no tree shape (other proof kinds).
+    ($sector_bytes:expr, $f:ident ( $($arg:expr),* $(,)? ), $unsupported:path) => {
         match $sector_bytes {
             filecoin_proofs::SECTOR_SIZE_2_KIB | filecoin_proofs::SECTOR_SIZE_8_MIB | filecoin_proofs::SECTOR_SIZE_512_MIB => {
                 $f::<filecoin_proofs::SectorShapeBase>($($arg),*)
             }
             filecoin_proofs::SECTOR_SIZE_32_GIB => $f::<filecoin_proofs::SectorShapeSub8>($($arg),*),
             filecoin_proofs::SECTOR_SIZE_64_GIB => $f::<filecoin_proofs::SectorShapeTop2>($($arg),*),
-            other => Err($crate::porep::PorepError::UnsupportedSectorSize(other)),
+            other => Err($unsupported(other)),
         }
     };
 }

@@ -44,11 +44,18 @@ pub fn own_parameter_cache(name: &str) -> std::path::PathBuf {
 
 /// Seals a sector of random data through filecoin-proofs-api and returns
 /// its C1 output and ids.
+#[allow(dead_code)] // not every test binary that includes this file uses it
 pub fn seal_sector(proof: RegisteredSealProof, seed: u64) -> (SealCommitPhase1Output, SectorIds) {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    seal_sector_in(proof, seed, dir.path())
+}
+
+/// [`seal_sector`], its files kept in `dir`: the replica `sealed` and the
+/// cache directory `cache` (its trees, which proofs of spacetime open).
+pub fn seal_sector_in(proof: RegisteredSealProof, seed: u64, dir: &Path) -> (SealCommitPhase1Output, SectorIds) {
     filecoin_caches();
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let dir = tempfile::tempdir().expect("temporary directory");
-    let (staged, sealed, cache) = (dir.path().join("staged"), dir.path().join("sealed"), dir.path().join("cache"));
+    let (staged, sealed, cache) = (dir.join("staged"), dir.join("sealed"), dir.join("cache"));
     std::fs::create_dir_all(&cache).expect("cache dir");
     let unpadded = UnpaddedBytesAmount::from(PaddedBytesAmount(u64::from(proof.sector_size())));
     let data: Vec<u8> = (0..u64::from(unpadded)).map(|_| rng.gen()).collect();
