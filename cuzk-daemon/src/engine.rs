@@ -8,7 +8,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use cuzk::porep::{RegisteredSealProof, SealProverConfig, SealRequest};
+use cuzk::porep::{SealProverConfig, SealRequest};
+use cuzk::post::{PostKind, PostRequest};
 use cuzk::ProverConfig;
 use log::{info, warn};
 use tokio::sync::watch;
@@ -18,10 +19,11 @@ use crate::error::ConfigError;
 use crate::job::{AwaitOutcome, JobState};
 use crate::metrics::Metrics;
 use crate::porep_request::PorepInput;
+use crate::post_request::PostInput;
 use crate::proof_kind::{Priority, ProofKind};
 use crate::provers::{EvictError, ProverCache};
 use crate::queue::{JobQueue, QueueKey};
-use crate::registered::{circuit_id, seal_proof_of_circuit};
+use crate::registered::CircuitKey;
 
 /// A request to prove, as the service hands it over.
 #[derive(Clone, Debug)]
@@ -34,6 +36,8 @@ pub struct JobRequest {
     pub priority: i32,
     /// The PoRep C2 fields.
     pub porep: PorepInput,
+    /// The PoSt fields.
+    pub post: PostInput,
 }
 
 /// A submitted job.
@@ -55,8 +59,8 @@ pub enum EngineError {
     /// No such job (never submitted, or its result dropped long ago).
     #[error("no job {0}")]
     UnknownJob(String),
-    /// A circuit id that names no registered seal proof.
-    #[error("unknown circuit id {0:?}: expected porep-2k, porep-8m, porep-512m, porep-32g or porep-64g (this daemon proves PoRep C2 only)")]
+    /// A circuit id that names no registered proof this daemon proves.
+    #[error("unknown circuit id {0:?}: expected porep-<size>, winning-<size> or wpost-<size>, size 2k, 8m, 512m, 32g or 64g")]
     UnknownCircuit(String),
     /// EvictSRS of a prover in use.
     #[error(transparent)]
@@ -81,15 +85,24 @@ pub struct Cancelled {
 /// One job's record.
 pub(crate) struct Job {
     pub(crate) kind: ProofKind,
-    pub(crate) proof: Option<RegisteredSealProof>,
+    pub(crate) proof: Option<CircuitKey>,
     /// Unique across the engine's life: a resubmitted id is a new job.
     pub(crate) serial: u64,
     pub(crate) submitted: Instant,
     pub(crate) queue_key: Option<QueueKey>,
     /// A prover thread holds it (running, or cancelled while running).
     pub(crate) active: bool,
-    pub(crate) work: Option<SealRequest>,
+    pub(crate) work: Option<Work>,
     pub(crate) state: watch::Sender<JobState>,
+}
+
+/// What a queued job proves.
+#[derive(Clone, Debug)]
+pub(crate) enum Work {
+    /// A sector's C2.
+    Seal(SealRequest),
+    /// A WinningPoSt or a WindowPoSt partition.
+    Post(PostRequest),
 }
 
 /// Everything behind the engine's one lock.
@@ -224,16 +237,19 @@ impl Engine {
             }
         }
         let start = Instant::now();
+        let post = |input: PostInput, kind: PostKind| input.resolve(kind).map(|r| (CircuitKey::Post(r.proof), Work::Post(r.request))).map_err(|e| e.to_string());
         let resolved = match kind {
             ProofKind::PorepSealCommit => {
                 let input = request.porep;
                 match tokio::task::spawn_blocking(move || input.resolve()).await {
-                    Ok(result) => result.map_err(|e| e.to_string()),
+                    Ok(result) => result.map(|r| (CircuitKey::Seal(r.proof), Work::Seal(r.request))).map_err(|e| e.to_string()),
                     Err(e) => Err(format!("internal error reading the C1 output: {e}")),
                 }
             }
+            ProofKind::WinningPost => post(request.post, PostKind::Winning),
+            ProofKind::WindowPostPartition => post(request.post, PostKind::Window),
             ProofKind::Unknown(n) => Err(format!("unknown proof kind {n}: expected POREP_SEAL_COMMIT (1), SNAP_DEALS_UPDATE (2), WINDOW_POST_PARTITION (3) or WINNING_POST (4)")),
-            other => Err(format!("{other} proofs are not supported yet: this daemon proves PoRep C2 (POREP_SEAL_COMMIT) only")),
+            other => Err(format!("{other} proofs are not supported yet: this daemon proves PoRep C2 (POREP_SEAL_COMMIT), WINNING_POST and WINDOW_POST_PARTITION")),
         };
         let parse_time = start.elapsed();
         let mut st = self.inner.lock();
@@ -249,15 +265,15 @@ impl Engine {
         let (state, _) = watch::channel(JobState::Queued);
         let mut job = Job { kind, proof: None, serial, submitted: Instant::now(), queue_key: None, active: false, work: None, state };
         let position = match resolved {
-            Ok(resolved) => {
-                job.proof = Some(resolved.proof);
-                job.work = Some(resolved.request);
+            Ok((circuit, work)) => {
+                job.proof = Some(circuit);
+                job.work = Some(work);
                 let key = st.queue.push(priority, job_id.clone());
                 job.queue_key = Some(key);
                 st.jobs.insert(job_id.clone(), job);
                 self.inner.work_ready.notify_one();
                 let position = st.queue.position(&key);
-                info!("job {job_id}: {} queued at {priority:?} priority, position {position} (C1 output read in {parse_time:.2?})", circuit_id(resolved.proof));
+                info!("job {job_id}: {circuit} queued at {priority:?} priority, position {position} (request read in {parse_time:.2?})");
                 position
             }
             Err(why) => {
@@ -325,11 +341,11 @@ impl Engine {
     /// Builds the prover of a circuit id (`porep-32g`) now. True when it
     /// was already loaded; the time it took.
     pub async fn preload(&self, id: &str) -> Result<(bool, Duration), EngineError> {
-        let proof = seal_proof_of_circuit(id).ok_or_else(|| EngineError::UnknownCircuit(id.to_string()))?;
+        let proof = CircuitKey::of_id(id).ok_or_else(|| EngineError::UnknownCircuit(id.to_string()))?;
         let inner = self.inner.clone();
         let start = Instant::now();
         let loaded = tokio::task::spawn_blocking(move || inner.provers.load(proof).map(|(_, already)| already)).await;
-        let error = |why: String| EngineError::Load { circuit_id: circuit_id(proof), why };
+        let error = |why: String| EngineError::Load { circuit_id: proof.to_string(), why };
         let already = loaded.map_err(|e| error(format!("internal error: {e}")))?.map_err(|e| error(e.to_string()))?;
         Ok((already, start.elapsed()))
     }
@@ -337,7 +353,7 @@ impl Engine {
     /// Drops a circuit id's prover; its parameter file's size when it was
     /// loaded. Refused while its proofs run.
     pub fn evict(&self, id: &str) -> Result<Option<u64>, EngineError> {
-        let proof = seal_proof_of_circuit(id).ok_or_else(|| EngineError::UnknownCircuit(id.to_string()))?;
+        let proof = CircuitKey::of_id(id).ok_or_else(|| EngineError::UnknownCircuit(id.to_string()))?;
         Ok(self.inner.provers.evict(proof)?)
     }
 

@@ -1,4 +1,5 @@
-//! One `SealProver` per registered proof: built on first use or by
+//! One prover per registered proof (a `SealProver` or a `PostProver`):
+//! built on first use or by
 //! PreloadSRS, kept until EvictSRS, which is refused while proofs of that
 //! proof run. A build that fails (a missing parameter file) is not kept,
 //! so the next request tries again.
@@ -8,10 +9,12 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
-use cuzk::porep::{default_params_file, PorepError, RegisteredSealProof, SealProver, SealProverConfig};
+use cuzk::porep::{default_params_file, SealProver, SealProverConfig};
+use cuzk::post::{post_params_file, PostProver, PostProverConfig};
+use cuzk::Prover;
 use log::info;
 
-use crate::registered::circuit_id;
+use crate::registered::CircuitKey;
 
 /// Why EvictSRS did not evict.
 #[derive(Debug, thiserror::Error)]
@@ -37,9 +40,36 @@ pub struct LoadedProver {
     pub in_use: u32,
 }
 
+/// A loaded prover of either protocol.
+#[derive(Clone)]
+pub enum AnyProver {
+    /// PoRep C2.
+    Seal(Arc<SealProver>),
+    /// WinningPoSt or WindowPoSt.
+    Post(Arc<PostProver>),
+}
+
+impl AnyProver {
+    /// The Groth16 prover underneath.
+    pub fn groth16(&self) -> &Prover {
+        match self {
+            AnyProver::Seal(p) => p.prover(),
+            AnyProver::Post(p) => p.prover(),
+        }
+    }
+
+    /// Its parameter file.
+    pub fn params_file(&self) -> &std::path::Path {
+        match self {
+            AnyProver::Seal(p) => p.params_file(),
+            AnyProver::Post(p) => p.params_file(),
+        }
+    }
+}
+
 #[derive(Default)]
 struct Entry {
-    prover: Option<Arc<SealProver>>,
+    prover: Option<AnyProver>,
     in_use: u32,
     size_bytes: u64,
 }
@@ -48,7 +78,7 @@ struct Entry {
 pub struct ProverCache {
     config: SealProverConfig,
     param_cache: Option<PathBuf>,
-    entries: Mutex<HashMap<RegisteredSealProof, Entry>>,
+    entries: Mutex<HashMap<CircuitKey, Entry>>,
     // One build at a time: two would read the same parameter file twice
     // and hold its bases twice.
     building: Mutex<()>,
@@ -57,15 +87,15 @@ pub struct ProverCache {
 /// A prover lent to a batch of proofs; eviction waits for it back.
 pub struct ProverLease<'a> {
     cache: &'a ProverCache,
-    proof: RegisteredSealProof,
-    prover: Arc<SealProver>,
+    proof: CircuitKey,
+    prover: AnyProver,
     /// How long getting it took (the build, when it was built for this lease).
     pub load_time: Duration,
 }
 
 impl ProverLease<'_> {
     /// The prover.
-    pub fn prover(&self) -> &SealProver {
+    pub fn prover(&self) -> &AnyProver {
         &self.prover
     }
 }
@@ -85,14 +115,14 @@ impl ProverCache {
         ProverCache { config, param_cache, entries: Mutex::new(HashMap::new()), building: Mutex::new(()) }
     }
 
-    fn lock(&self) -> MutexGuard<'_, HashMap<RegisteredSealProof, Entry>> {
+    fn lock(&self) -> MutexGuard<'_, HashMap<CircuitKey, Entry>> {
         // A panic elsewhere while it was held leaves the map consistent
         // (every change is one statement): keep serving.
         self.entries.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// The prover of `proof`, built if it is not loaded.
-    pub fn lease(&self, proof: RegisteredSealProof) -> Result<ProverLease<'_>, PorepError> {
+    pub fn lease(&self, proof: CircuitKey) -> Result<ProverLease<'_>, String> {
         let start = Instant::now();
         let prover = self.load(proof)?.0;
         let mut entries = self.lock();
@@ -106,7 +136,7 @@ impl ProverCache {
     }
 
     /// Loads `proof`'s prover; true when it already was.
-    pub fn load(&self, proof: RegisteredSealProof) -> Result<(Arc<SealProver>, bool), PorepError> {
+    pub fn load(&self, proof: CircuitKey) -> Result<(AnyProver, bool), String> {
         if let Some(prover) = self.lock().get(&proof).and_then(|e| e.prover.clone()) {
             return Ok((prover, true));
         }
@@ -115,14 +145,27 @@ impl ProverCache {
             return Ok((prover, true));
         }
         let start = Instant::now();
-        let mut config = self.config.clone();
-        if let Some(dir) = &self.param_cache {
-            let default = default_params_file(proof)?;
-            config.params_file = Some(dir.join(default.file_name().unwrap_or(default.as_os_str())));
-        }
-        let prover = Arc::new(SealProver::new(proof, config)?);
+        // A parameter cache directory of the daemon's own: filecoin-proofs'
+        // file name there.
+        let in_cache = |default: PathBuf| self.param_cache.as_ref().map(|dir| dir.join(default.file_name().unwrap_or(default.as_os_str())));
+        let prover = match proof {
+            CircuitKey::Seal(seal) => {
+                let mut config = self.config.clone();
+                if self.param_cache.is_some() {
+                    config.params_file = in_cache(default_params_file(seal).map_err(|e| e.to_string())?);
+                }
+                AnyProver::Seal(Arc::new(SealProver::new(seal, config).map_err(|e| e.to_string())?))
+            }
+            CircuitKey::Post(post) => {
+                let mut config = PostProverConfig { prover: self.config.prover.clone(), params_file: None, circuit_cache: self.config.circuit_cache.clone(), verify: self.config.verify_seal };
+                if self.param_cache.is_some() {
+                    config.params_file = in_cache(post_params_file(post).map_err(|e| e.to_string())?);
+                }
+                AnyProver::Post(Arc::new(PostProver::new(post, config).map_err(|e| e.to_string())?))
+            }
+        };
         let size_bytes = std::fs::metadata(prover.params_file()).map(|m| m.len()).unwrap_or(0);
-        info!("{}: prover loaded in {:.2?} ({:?} backend, {:.2} GB of parameters)", circuit_id(proof), start.elapsed(), prover.prover().backend(), size_bytes as f64 / 1e9);
+        info!("{proof}: prover loaded in {:.2?} ({:?} backend, {:.2} GB of parameters)", start.elapsed(), prover.groth16().backend(), size_bytes as f64 / 1e9);
         let mut entries = self.lock();
         let entry = entries.entry(proof).or_default();
         entry.prover = Some(prover.clone());
@@ -132,16 +175,16 @@ impl ProverCache {
 
     /// Drops `proof`'s prover; the parameter file's size when it was
     /// loaded, `None` when it was not.
-    pub fn evict(&self, proof: RegisteredSealProof) -> Result<Option<u64>, EvictError> {
+    pub fn evict(&self, proof: CircuitKey) -> Result<Option<u64>, EvictError> {
         let mut entries = self.lock();
         let Some(entry) = entries.get_mut(&proof) else { return Ok(None) };
         if entry.in_use > 0 {
-            return Err(EvictError::InUse { circuit_id: circuit_id(proof), in_use: entry.in_use });
+            return Err(EvictError::InUse { circuit_id: proof.to_string(), in_use: entry.in_use });
         }
         let evicted = entry.prover.take().map(|_| entry.size_bytes);
         entries.remove(&proof);
         if evicted.is_some() {
-            info!("{}: prover evicted", circuit_id(proof));
+            info!("{proof}: prover evicted");
         }
         Ok(evicted)
     }
@@ -152,7 +195,7 @@ impl ProverCache {
             .lock()
             .iter()
             .filter(|(_, e)| e.prover.is_some())
-            .map(|(proof, e)| LoadedProver { circuit_id: circuit_id(*proof), size_bytes: e.size_bytes, in_use: e.in_use })
+            .map(|(proof, e)| LoadedProver { circuit_id: proof.to_string(), size_bytes: e.size_bytes, in_use: e.in_use })
             .collect();
         loaded.sort_by(|a, b| a.circuit_id.cmp(&b.circuit_id));
         loaded
@@ -161,6 +204,6 @@ impl ProverCache {
     /// The backends of the loaded provers, and why any `Auto` one fell
     /// back to the CPU.
     pub fn backends(&self) -> Vec<(cuzk::Backend, Option<String>)> {
-        self.lock().values().filter_map(|e| e.prover.as_ref()).map(|p| (p.prover().backend(), p.prover().gpu_fallback().map(str::to_string))).collect()
+        self.lock().values().filter_map(|e| e.prover.as_ref()).map(|p| (p.groth16().backend(), p.groth16().gpu_fallback().map(str::to_string))).collect()
     }
 }

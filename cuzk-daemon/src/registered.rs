@@ -1,8 +1,12 @@
-//! Registered seal proofs as the protocol names them: Go's
-//! `abi.RegisteredSealProof` numbers (what Curio puts in
-//! `registered_proof`) and SRS circuit ids such as `porep-32g`.
+//! Registered proofs as the protocol names them: Go's
+//! `abi.RegisteredSealProof` and `abi.RegisteredPoStProof` numbers (what
+//! Curio puts in `registered_proof`) and SRS circuit ids such as
+//! `porep-32g`, `winning-32g` and `wpost-32g`.
+
+use std::fmt;
 
 use cuzk::porep::{registered_proof_for, sector_bytes, RegisteredSealProof};
+use cuzk::post::RegisteredPoStProof;
 
 use RegisteredSealProof::*;
 
@@ -54,16 +58,108 @@ pub fn circuit_id(proof: RegisteredSealProof) -> String {
     }
 }
 
-/// The registered proof a circuit id names ([`circuit_id`]'s forms;
-/// `None` for ids of other proof kinds or unknown sizes).
-pub fn seal_proof_of_circuit(id: &str) -> Option<RegisteredSealProof> {
-    let id = id.trim().to_ascii_lowercase();
-    ABI_ORDER.iter().copied().find(|&proof| circuit_id(proof).to_ascii_lowercase() == id)
+/// Go's `abi.RegisteredPoStProof` numbering: index = number (Go's
+/// `..V1_1` window proofs are filecoin-proofs' `..V1_2`).
+const POST_ABI_ORDER: [RegisteredPoStProof; 15] = {
+    use RegisteredPoStProof::*;
+    [
+        StackedDrgWinning2KiBV1,
+        StackedDrgWinning8MiBV1,
+        StackedDrgWinning512MiBV1,
+        StackedDrgWinning32GiBV1,
+        StackedDrgWinning64GiBV1,
+        StackedDrgWindow2KiBV1,
+        StackedDrgWindow8MiBV1,
+        StackedDrgWindow512MiBV1,
+        StackedDrgWindow32GiBV1,
+        StackedDrgWindow64GiBV1,
+        StackedDrgWindow2KiBV1_2,
+        StackedDrgWindow8MiBV1_2,
+        StackedDrgWindow512MiBV1_2,
+        StackedDrgWindow32GiBV1_2,
+        StackedDrgWindow64GiBV1_2,
+    ]
+};
+
+/// The registered proof of Go's `abi.RegisteredPoStProof` number.
+pub fn post_proof_from_abi(number: u64) -> Option<RegisteredPoStProof> {
+    usize::try_from(number).ok().and_then(|i| POST_ABI_ORDER.get(i).copied())
+}
+
+/// The current registered PoSt proof of a kind and sector size (what a
+/// request that leaves `registered_proof` unset means).
+pub fn current_post_proof(winning: bool, sector_bytes: u64) -> Option<RegisteredPoStProof> {
+    // The last of each kind and size in Go's order is the current one.
+    POST_ABI_ORDER
+        .iter()
+        .rev()
+        .copied()
+        .find(|p| u64::from(p.sector_size()) == sector_bytes && (cuzk::post::PostKind::of(*p) == cuzk::post::PostKind::Winning) == winning)
+}
+
+/// What a prover proves: one registered proof, of either protocol.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CircuitKey {
+    /// PoRep C2.
+    Seal(RegisteredSealProof),
+    /// WinningPoSt or a WindowPoSt partition.
+    Post(RegisteredPoStProof),
+}
+
+impl CircuitKey {
+    /// Every key, Go's numbering order, seal proofs first.
+    pub fn all() -> impl Iterator<Item = CircuitKey> {
+        ABI_ORDER.iter().map(|&p| CircuitKey::Seal(p)).chain(POST_ABI_ORDER.iter().map(|&p| CircuitKey::Post(p)))
+    }
+
+    /// The key a circuit id names ([`fmt::Display`]'s forms, any case).
+    pub fn of_id(id: &str) -> Option<CircuitKey> {
+        let id = id.trim().to_ascii_lowercase();
+        CircuitKey::all().find(|key| key.to_string().to_ascii_lowercase() == id)
+    }
+}
+
+impl fmt::Display for CircuitKey {
+    /// Upstream's ids for the current proofs (`porep-32g`, `winning-32g`,
+    /// `wpost-32g`); others carry the proof's name (`wpost-32g-StackedDrgWindow32GiBV1`).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            CircuitKey::Seal(proof) => write!(f, "{}", circuit_id(proof)),
+            CircuitKey::Post(proof) => {
+                let winning = cuzk::post::PostKind::of(proof) == cuzk::post::PostKind::Winning;
+                let bytes = u64::from(proof.sector_size());
+                write!(f, "{}-{}", if winning { "winning" } else { "wpost" }, size_tag(bytes))?;
+                if current_post_proof(winning, bytes) != Some(proof) {
+                    write!(f, "-{proof:?}")?;
+                }
+                Ok(())
+            }
+        }
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn post_abi_numbers_and_circuit_ids() {
+        use RegisteredPoStProof::*;
+        assert_eq!(post_proof_from_abi(3), Some(StackedDrgWinning32GiBV1), "upstream: Winning 32G = 3");
+        assert_eq!(post_proof_from_abi(13), Some(StackedDrgWindow32GiBV1_2), "upstream: Window 32G V1.1 = 13");
+        assert_eq!(post_proof_from_abi(15), None);
+        assert_eq!(CircuitKey::Post(StackedDrgWinning32GiBV1).to_string(), "winning-32g");
+        assert_eq!(CircuitKey::Post(StackedDrgWindow32GiBV1_2).to_string(), "wpost-32g");
+        assert_eq!(CircuitKey::Post(StackedDrgWindow2KiBV1).to_string(), "wpost-2k-StackedDrgWindow2KiBV1");
+        assert_eq!(CircuitKey::Seal(RegisteredSealProof::StackedDrg32GiBV1_1).to_string(), "porep-32g");
+        for key in CircuitKey::all() {
+            assert_eq!(CircuitKey::of_id(&key.to_string()), Some(key), "{key}");
+        }
+        assert_eq!(CircuitKey::of_id("WPOST-32G"), Some(CircuitKey::Post(StackedDrgWindow32GiBV1_2)));
+        assert_eq!(CircuitKey::of_id("snap-32g"), None);
+        assert_eq!(current_post_proof(true, 2048), Some(StackedDrgWinning2KiBV1));
+        assert_eq!(current_post_proof(false, 2048), Some(StackedDrgWindow2KiBV1_2));
+    }
 
     #[test]
     fn abi_numbers_and_circuit_ids() {
@@ -76,9 +172,8 @@ mod tests {
         assert_eq!(circuit_id(StackedDrg512MiBV1_1), "porep-512m");
         assert_eq!(circuit_id(StackedDrg2KiBV1), "porep-2k-StackedDrg2KiBV1");
         for proof in ABI_ORDER {
-            assert_eq!(seal_proof_of_circuit(&circuit_id(proof)), Some(proof));
+            assert_eq!(CircuitKey::of_id(&circuit_id(proof)), Some(CircuitKey::Seal(proof)));
         }
-        assert_eq!(seal_proof_of_circuit("wpost-32g"), None);
-        assert_eq!(seal_proof_of_circuit("porep-3g"), None);
+        assert_eq!(CircuitKey::of_id("porep-3g"), None);
     }
 }

@@ -10,6 +10,7 @@ use tonic::{Request, Response, Status};
 use crate::engine::{Engine, EngineError, JobRequest};
 use crate::job::{AwaitOutcome, JobState};
 use crate::porep_request::PorepInput;
+use crate::post_request::PostInput;
 use crate::proof_kind::ProofKind;
 use crate::proto::await_proof_response::Status as AwaitStatus;
 use crate::proto::proving_engine_server::ProvingEngine;
@@ -47,6 +48,14 @@ fn job_request(req: pb::SubmitProofRequest) -> JobRequest {
             registered_proof: req.registered_proof,
             sector_number: req.sector_number,
             miner_id: req.miner_id,
+        },
+        post: PostInput {
+            vanilla_proofs: req.vanilla_proofs,
+            sector_size: req.sector_size,
+            registered_proof: req.registered_proof,
+            miner_id: req.miner_id,
+            randomness: req.randomness,
+            partition_index: req.partition_index,
         },
     }
 }

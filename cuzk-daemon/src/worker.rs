@@ -7,12 +7,14 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use cuzk::porep::{RegisteredSealProof, SealProof, SealRequest};
+use cuzk::porep::{SealProver, SealRequest};
+use cuzk::post::PostProver;
 use log::{debug, info};
 
-use crate::engine::{Inner, RunningBatch, State};
+use crate::engine::{Inner, RunningBatch, State, Work};
 use crate::job::{CompletedProof, JobState, ProofTimings};
-use crate::registered::circuit_id;
+use crate::provers::AnyProver;
+use crate::registered::CircuitKey;
 
 /// One job of a batch.
 struct Item {
@@ -20,7 +22,16 @@ struct Item {
     serial: u64,
     submitted: Instant,
     queue_wait: Duration,
-    request: SealRequest,
+    work: Work,
+}
+
+/// A job's proof bytes and the phases that made it.
+struct Proved {
+    proof: Vec<u8>,
+    /// Building circuits and synthesizing witnesses (summed over partitions).
+    synthesis: Duration,
+    /// The Groth16 phases (summed over partitions).
+    gpu_compute: Duration,
 }
 
 /// Takes batches until the engine stops.
@@ -45,7 +56,7 @@ pub(crate) fn run(inner: Arc<Inner>) {
 }
 
 /// The next job and the queued ones of its registered proof, marked running.
-fn next_batch(st: &mut State, max_batch: usize) -> Option<(RegisteredSealProof, Vec<Item>)> {
+fn next_batch(st: &mut State, max_batch: usize) -> Option<(CircuitKey, Vec<Item>)> {
     let State { jobs, queue, .. } = st;
     while let Some(first) = queue.pop() {
         let Some(proof) = jobs.get(&first).and_then(|j| j.proof) else { continue };
@@ -57,11 +68,11 @@ fn next_batch(st: &mut State, max_batch: usize) -> Option<(RegisteredSealProof, 
             .into_iter()
             .filter_map(|id| {
                 let job = jobs.get_mut(&id)?;
-                let request = job.work.take()?;
+                let work = job.work.take()?;
                 job.queue_key = None;
                 job.active = true;
                 job.state.send_replace(JobState::Running);
-                Some(Item { serial: job.serial, submitted: job.submitted, queue_wait: job.submitted.elapsed(), request, id })
+                Some(Item { serial: job.serial, submitted: job.submitted, queue_wait: job.submitted.elapsed(), work, id })
             })
             .collect();
         if !items.is_empty() {
@@ -72,8 +83,8 @@ fn next_batch(st: &mut State, max_batch: usize) -> Option<(RegisteredSealProof, 
 }
 
 /// Proves a batch and records each job's result.
-fn prove(inner: &Inner, proof: RegisteredSealProof, items: Vec<Item>) {
-    let circuit = circuit_id(proof);
+fn prove(inner: &Inner, proof: CircuitKey, items: Vec<Item>) {
+    let circuit = proof.to_string();
     let ids: Vec<&str> = items.iter().map(|i| i.id.as_str()).collect();
     info!("{circuit}: proving {} job(s): {}", items.len(), ids.join(", "));
     let lease = match inner.provers.lease(proof) {
@@ -84,20 +95,18 @@ fn prove(inner: &Inner, proof: RegisteredSealProof, items: Vec<Item>) {
             return record(inner, &items, results, Duration::ZERO);
         }
     };
-    let requests: Vec<SealRequest> = items.iter().map(|i| i.request.clone()).collect();
     // Set by CancelProof (or shutdown) once no job of the batch is wanted.
     let stop = Arc::new(AtomicBool::new(false));
     inner.lock().running = Some(RunningBatch { jobs: items.iter().map(|i| (i.id.clone(), i.serial)).collect(), stop: stop.clone() });
     let start = Instant::now();
     // A panic in the library must not end the prover thread: the batch
     // fails and the next one runs.
-    let proved = catch_unwind(AssertUnwindSafe(|| {
-        lease.prover().prove_sectors_until(&requests, &mut rand::rngs::OsRng, &stop, |sector, partition, result| {
-            debug!("{circuit}: job {} partition {partition}: {}", ids[sector], if result.is_ok() { "proved" } else { "failed" });
-        })
+    let proved = catch_unwind(AssertUnwindSafe(|| match lease.prover() {
+        AnyProver::Seal(prover) => prove_seals(prover, &items, &stop, &ids, &circuit),
+        AnyProver::Post(prover) => prove_posts(prover, &items, &stop),
     }));
-    let results: Vec<Result<SealProof, String>> = match proved {
-        Ok(results) => results.into_iter().map(|r| r.map_err(|e| e.to_string())).collect(),
+    let results: Vec<Result<Proved, String>> = match proved {
+        Ok(results) => results,
         Err(panic) => {
             let why = panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default();
             items.iter().map(|_| Err(format!("internal error: the prover panicked: {why}"))).collect()
@@ -115,7 +124,45 @@ fn prove(inner: &Inner, proof: RegisteredSealProof, items: Vec<Item>) {
 }
 
 /// Each job's final state, unless it was cancelled or replaced meanwhile.
-fn record(inner: &Inner, items: &[Item], results: Vec<Result<SealProof, String>>, srs_load: Duration) {
+/// The C2s of a batch's jobs, through one pass of the C2 pipeline.
+fn prove_seals(prover: &SealProver, items: &[Item], stop: &AtomicBool, ids: &[&str], circuit: &str) -> Vec<Result<Proved, String>> {
+    let requests: Vec<SealRequest> = items.iter().filter_map(|i| if let Work::Seal(r) = &i.work { Some(r.clone()) } else { None }).collect();
+    if requests.len() != items.len() {
+        return items.iter().map(|_| Err("internal error: a PoSt job in a C2 batch".to_string())).collect();
+    }
+    prover
+        .prove_sectors_until(&requests, &mut rand::rngs::OsRng, stop, |sector, partition, result| {
+            debug!("{circuit}: job {} partition {partition}: {}", ids[sector], if result.is_ok() { "proved" } else { "failed" });
+        })
+        .into_iter()
+        .map(|r| {
+            r.map(|sealed| Proved {
+                synthesis: sealed.circuits + sealed.partitions.iter().map(|p| p.synthesis).sum::<Duration>(),
+                gpu_compute: sealed.partitions.iter().map(|p| p.total()).sum(),
+                proof: sealed.proof,
+            })
+            .map_err(|e| e.to_string())
+        })
+        .collect()
+}
+
+/// The PoSt proofs of a batch's jobs, one after the other (each is one
+/// circuit; those not started when the batch is stopped are not proved).
+fn prove_posts(prover: &PostProver, items: &[Item], stop: &AtomicBool) -> Vec<Result<Proved, String>> {
+    items
+        .iter()
+        .map(|item| {
+            let Work::Post(request) = &item.work else { return Err("internal error: a C2 job in a PoSt batch".to_string()) };
+            let (r, s) = cuzk::random_r_s(&mut rand::rngs::OsRng);
+            prover
+                .prove_until(request, r, s, stop)
+                .map(|p| Proved { synthesis: p.circuit + p.timings.synthesis, gpu_compute: p.timings.total(), proof: p.proof })
+                .map_err(|e| e.to_string())
+        })
+        .collect()
+}
+
+fn record(inner: &Inner, items: &[Item], results: Vec<Result<Proved, String>>, srs_load: Duration) {
     let kept = inner.config.daemon.finished_jobs_kept;
     let mut st = inner.lock();
     for (item, result) in items.iter().zip(results) {
@@ -126,19 +173,13 @@ fn record(inner: &Inner, items: &[Item], results: Vec<Result<SealProof, String>>
             continue;
         }
         let state = match result {
-            Ok(sealed) => JobState::Completed(Arc::new(CompletedProof { timings: timings(item, &sealed, srs_load), proof: sealed.proof })),
+            Ok(proved) => JobState::Completed(Arc::new(CompletedProof { timings: timings(item, &proved, srs_load), proof: proved.proof })),
             Err(why) => JobState::Failed(why),
         };
         st.finish(&item.id, state, kept);
     }
 }
 
-fn timings(item: &Item, sealed: &SealProof, srs_load: Duration) -> ProofTimings {
-    ProofTimings {
-        queue_wait: item.queue_wait,
-        srs_load,
-        synthesis: sealed.circuits + sealed.partitions.iter().map(|p| p.synthesis).sum::<Duration>(),
-        gpu_compute: sealed.partitions.iter().map(|p| p.total()).sum(),
-        total: item.submitted.elapsed(),
-    }
+fn timings(item: &Item, proved: &Proved, srs_load: Duration) -> ProofTimings {
+    ProofTimings { queue_wait: item.queue_wait, srs_load, synthesis: proved.synthesis, gpu_compute: proved.gpu_compute, total: item.submitted.elapsed() }
 }

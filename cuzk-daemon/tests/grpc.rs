@@ -93,14 +93,23 @@ async fn metrics_are_prometheus_text() {
 async fn unsupported_and_unknown_kinds_fail_with_a_message() {
     let dir = tempfile::tempdir().unwrap();
     let (daemon, mut client) = start(dir.path()).await;
-    for (kind, says) in [
-        (ProofKind::WinningPost as i32, "not supported yet"),
-        (ProofKind::WindowPostPartition as i32, "not supported yet"),
-        (ProofKind::SnapDealsUpdate as i32, "not supported yet"),
-        (ProofKind::Unspecified as i32, "unknown proof kind 0"),
-        (42, "unknown proof kind 42"),
+    let post = |kind: ProofKind, registered_proof: u64, randomness: usize| pb::SubmitProofRequest {
+        proof_kind: kind as i32,
+        registered_proof,
+        randomness: vec![0; randomness],
+        vanilla_proofs: vec![vec![1, 2, 3]],
+        ..Default::default()
+    };
+    for (request, says) in [
+        (post(ProofKind::WinningPost, 0, 32), "cannot tell the registered proof"),
+        (post(ProofKind::WindowPostPartition, 13, 31), "randomness must be 32 bytes"),
+        (post(ProofKind::WindowPostPartition, 3, 32), "not a WindowPoSt proof"),
+        (pb::SubmitProofRequest { proof_kind: ProofKind::WindowPostPartition as i32, registered_proof: 13, ..Default::default() }, "vanilla_proofs is empty"),
+        (post(ProofKind::SnapDealsUpdate, 0, 0), "not supported yet"),
+        (post(ProofKind::Unspecified, 0, 0), "unknown proof kind 0"),
+        (pb::SubmitProofRequest { proof_kind: 42, ..Default::default() }, "unknown proof kind 42"),
     ] {
-        let request = pb::SubmitProofRequest { proof_kind: kind, vanilla_proofs: vec![vec![1, 2, 3]], ..Default::default() };
+        let kind = request.proof_kind;
         let answer = prove(&mut client, request.clone()).await;
         assert_eq!(status_of(&answer), AwaitStatus::Failed, "kind {kind}");
         assert!(answer.error_message.contains(says), "kind {kind}: {}", answer.error_message);
@@ -112,7 +121,7 @@ async fn unsupported_and_unknown_kinds_fail_with_a_message() {
         }
     }
     let status = client.get_status(pb::GetStatusRequest {}).await.unwrap().into_inner();
-    assert_eq!(status.total_proofs_failed, 10);
+    assert_eq!(status.total_proofs_failed, 14);
     daemon.shutdown().await.unwrap();
 }
 
@@ -233,11 +242,17 @@ async fn the_queue_runs_higher_priorities_first() {
 async fn preload_and_evict_refuse_what_they_cannot_do() {
     let dir = tempfile::tempdir().unwrap();
     let (daemon, mut client) = start(dir.path()).await;
-    let unknown = client.preload_srs(pb::PreloadSrsRequest { circuit_id: "wpost-32g".into() }).await.unwrap_err();
+    let unknown = client.preload_srs(pb::PreloadSrsRequest { circuit_id: "snap-32g".into() }).await.unwrap_err();
     assert_eq!(unknown.code(), tonic::Code::InvalidArgument);
-    let missing = client.preload_srs(pb::PreloadSrsRequest { circuit_id: "porep-2k".into() }).await.unwrap_err();
-    assert_eq!(missing.code(), tonic::Code::FailedPrecondition);
-    assert!(missing.message().contains("parameter file"), "{}", missing.message());
+    // No parameter file: refused at once, before any circuit is recorded
+    // (a 32 GiB one takes minutes).
+    for id in ["porep-2k", "wpost-32g", "winning-32g", "porep-32g"] {
+        let t = std::time::Instant::now();
+        let missing = client.preload_srs(pb::PreloadSrsRequest { circuit_id: id.into() }).await.unwrap_err();
+        assert_eq!(missing.code(), tonic::Code::FailedPrecondition, "{id}");
+        assert!(missing.message().contains("parameter file"), "{id}: {}", missing.message());
+        assert!(t.elapsed() < std::time::Duration::from_secs(5), "{id}: refused in {:.2?}", t.elapsed());
+    }
     let evicted = client.evict_srs(pb::EvictSrsRequest { circuit_id: "porep-32g".into() }).await.unwrap().into_inner();
     assert!(!evicted.was_loaded);
     let unknown = client.evict_srs(pb::EvictSrsRequest { circuit_id: "porep-3g".into() }).await.unwrap_err();
@@ -283,7 +298,7 @@ async fn shutdown_answers_pending_awaits_and_refuses_new_work() {
     assert!(answer.error_message.contains("shutting down"), "{}", answer.error_message);
     let proved = pending.await.unwrap().expect("Prove answered").into_inner().result.unwrap();
     assert_eq!(status_of(&proved), AwaitStatus::Cancelled);
-    let refused = engine.submit(cuzk_daemon::JobRequest { request_id: String::new(), kind: cuzk_daemon::proof_kind::ProofKind::WinningPost, priority: 0, porep: Default::default() }).await;
+    let refused = engine.submit(cuzk_daemon::JobRequest { request_id: String::new(), kind: cuzk_daemon::proof_kind::ProofKind::WinningPost, priority: 0, porep: Default::default(), post: Default::default() }).await;
     assert!(matches!(refused, Err(cuzk_daemon::EngineError::ShuttingDown)));
 }
 
