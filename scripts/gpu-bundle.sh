@@ -33,12 +33,12 @@ for line in sys.stdin:
 # storage-proofs crates); the tests marked ignore are the real setups.
 scripts/with-cuda.sh cargo build --release --features cuda,porep --example prove_porep --example porep_c2 --example porep_witness
 cp target/release/examples/prove_porep target/release/examples/porep_c2 target/release/examples/porep_witness "$out/bin/"
-scripts/with-cuda.sh cargo test --release --features cuda,porep --test porep --test gpu_porep_local_setup --no-run --message-format=json | python3 -c '
+scripts/with-cuda.sh cargo test --release --features cuda,porep --test porep --test porep_local_setup_gpu --no-run --message-format=json | python3 -c '
 import json, sys, shutil
 for line in sys.stdin:
     try: m = json.loads(line)
     except ValueError: continue
-    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] in ("porep", "gpu_porep_local_setup"):
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["name"] in ("porep", "porep_local_setup_gpu"):
         shutil.copy(m["executable"], sys.argv[1] + "/bin/test-" + m["target"]["name"])
 ' "$out"
 # PTX variants of the whole kernel crate (cut down to cubins below).

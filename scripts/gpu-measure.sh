@@ -130,7 +130,7 @@ if want params-gen; then
   mkdir -p /dev/shm/cc /tmp/fp
   CUZK_CIRCUIT_CACHE=/dev/shm/cc FIL_PROOFS_PARAMETER_CACHE=/tmp/fp .gpu/bin/porep_c2 --synthetic 32GiB --sectors 2 --generate-params gpu --backend gpu 2>&1 | tee "$out/params-gen-c2.txt"
   rm -rf /tmp/fp /dev/shm/cc
-  .gpu/bin/test-gpu_porep_local_setup --nocapture 2>&1 | tee -a "$out/params-gen-tests.txt"
+  .gpu/bin/test-porep_local_setup_gpu --nocapture 2>&1 | tee -a "$out/params-gen-tests.txt"
   echo "params-gen done at $(( $(date +%s) - t0 )) s"
 fi
 if want overlap; then
