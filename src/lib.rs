@@ -21,6 +21,8 @@ pub mod parameters;
 pub mod porep;
 #[cfg(feature = "post")]
 pub mod post;
+#[cfg(feature = "update")]
+pub mod update;
 mod prover;
 pub mod synthetic;
 pub mod witness;

@@ -191,12 +191,20 @@ fn bad_post_requests_are_typed_errors_and_prove_nothing() {
 }
 
 #[test]
-fn a_missing_parameter_file_is_a_typed_error() {
-    setup();
-    let config = PostProverConfig { params_file: Some(PathBuf::from("/nonexistent/cuzk-post.params")), verify: false, prover: ProverConfig { backend: Backend::Cpu, ..Default::default() }, ..Default::default() };
+fn a_missing_parameter_file_or_verifying_key_is_a_typed_error() {
+    let setup = setup();
+    let cpu = || ProverConfig { backend: Backend::Cpu, ..Default::default() };
+    let config = PostProverConfig { params_file: Some(PathBuf::from("/nonexistent/cuzk-post.params")), prover: cpu(), ..Default::default() };
     let e = PostProver::new(WINDOW, config).err().expect("no parameter file");
     assert!(matches!(e, PostError::Params { .. }), "{e}");
-    let config = PostProverConfig { params_file: Some(PathBuf::from("/nonexistent/cuzk-post.params")), prover: ProverConfig { backend: Backend::Cpu, ..Default::default() }, ..Default::default() };
+    // The parameter file without its .vk beside it: refused when proofs
+    // are checked, accepted when they are not.
+    let dir = tempfile::tempdir().unwrap();
+    let params = dir.path().join("window.params");
+    std::fs::copy(setup.window.params_file(), &params).unwrap();
+    let config = PostProverConfig { params_file: Some(params.clone()), prover: cpu(), ..Default::default() };
     let e = PostProver::new(WINDOW, config).err().expect("no verifying key");
     assert!(matches!(e, PostError::VerifyingKey { .. }), "{e}");
+    let config = PostProverConfig { params_file: Some(params), prover: cpu(), verify: false, circuit_cache: Some(dir.path().to_path_buf()) };
+    assert!(PostProver::new(WINDOW, config).is_ok());
 }

@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 
 use cuzk::porep::{SealProverConfig, SealRequest};
 use cuzk::post::{PostKind, PostRequest};
+use cuzk::update::UpdateRequest;
 use cuzk::ProverConfig;
 use log::{info, warn};
 use tokio::sync::watch;
@@ -20,6 +21,7 @@ use crate::job::{AwaitOutcome, JobState};
 use crate::metrics::Metrics;
 use crate::porep_request::PorepInput;
 use crate::post_request::PostInput;
+use crate::update_request::UpdateInput;
 use crate::proof_kind::{Priority, ProofKind};
 use crate::provers::{EvictError, ProverCache};
 use crate::queue::{JobQueue, QueueKey};
@@ -38,6 +40,8 @@ pub struct JobRequest {
     pub porep: PorepInput,
     /// The PoSt fields.
     pub post: PostInput,
+    /// The SnapDeals fields.
+    pub update: UpdateInput,
 }
 
 /// A submitted job.
@@ -60,7 +64,7 @@ pub enum EngineError {
     #[error("no job {0}")]
     UnknownJob(String),
     /// A circuit id that names no registered proof this daemon proves.
-    #[error("unknown circuit id {0:?}: expected porep-<size>, winning-<size> or wpost-<size>, size 2k, 8m, 512m, 32g or 64g")]
+    #[error("unknown circuit id {0:?}: expected porep-<size>, winning-<size>, wpost-<size> or snap-<size>, size 2k, 8m, 512m, 32g or 64g")]
     UnknownCircuit(String),
     /// EvictSRS of a prover in use.
     #[error(transparent)]
@@ -103,6 +107,8 @@ pub(crate) enum Work {
     Seal(SealRequest),
     /// A WinningPoSt or a WindowPoSt partition.
     Post(PostRequest),
+    /// A SnapDeals sector update.
+    Update(UpdateRequest),
 }
 
 /// Everything behind the engine's one lock.
@@ -248,8 +254,8 @@ impl Engine {
             }
             ProofKind::WinningPost => post(request.post, PostKind::Winning),
             ProofKind::WindowPostPartition => post(request.post, PostKind::Window),
+            ProofKind::SnapDealsUpdate => request.update.resolve().map(|r| (CircuitKey::Update(r.proof), Work::Update(r.request))).map_err(|e| e.to_string()),
             ProofKind::Unknown(n) => Err(format!("unknown proof kind {n}: expected POREP_SEAL_COMMIT (1), SNAP_DEALS_UPDATE (2), WINDOW_POST_PARTITION (3) or WINNING_POST (4)")),
-            other => Err(format!("{other} proofs are not supported yet: this daemon proves PoRep C2 (POREP_SEAL_COMMIT), WINNING_POST and WINDOW_POST_PARTITION")),
         };
         let parse_time = start.elapsed();
         let mut st = self.inner.lock();

@@ -23,6 +23,7 @@ pub mod memory;
 pub mod metrics;
 pub mod porep_request;
 pub mod post_request;
+pub mod update_request;
 pub mod proof_kind;
 mod provers;
 pub mod queue;

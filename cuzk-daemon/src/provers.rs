@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use cuzk::porep::{default_params_file, SealProver, SealProverConfig};
 use cuzk::post::{post_params_file, PostProver, PostProverConfig};
+use cuzk::update::{update_params_file, UpdateProver, UpdateProverConfig};
 use cuzk::Prover;
 use log::info;
 
@@ -47,6 +48,8 @@ pub enum AnyProver {
     Seal(Arc<SealProver>),
     /// WinningPoSt or WindowPoSt.
     Post(Arc<PostProver>),
+    /// SnapDeals sector updates.
+    Update(Arc<UpdateProver>),
 }
 
 impl AnyProver {
@@ -55,6 +58,7 @@ impl AnyProver {
         match self {
             AnyProver::Seal(p) => p.prover(),
             AnyProver::Post(p) => p.prover(),
+            AnyProver::Update(p) => p.prover(),
         }
     }
 
@@ -63,6 +67,7 @@ impl AnyProver {
         match self {
             AnyProver::Seal(p) => p.params_file(),
             AnyProver::Post(p) => p.params_file(),
+            AnyProver::Update(p) => p.params_file(),
         }
     }
 }
@@ -162,6 +167,13 @@ impl ProverCache {
                     config.params_file = in_cache(post_params_file(post).map_err(|e| e.to_string())?);
                 }
                 AnyProver::Post(Arc::new(PostProver::new(post, config).map_err(|e| e.to_string())?))
+            }
+            CircuitKey::Update(update) => {
+                let mut config = UpdateProverConfig { prover: self.config.prover.clone(), params_file: None, circuit_cache: self.config.circuit_cache.clone(), verify: self.config.verify_seal };
+                if self.param_cache.is_some() {
+                    config.params_file = in_cache(update_params_file(update).map_err(|e| e.to_string())?);
+                }
+                AnyProver::Update(Arc::new(UpdateProver::new(update, config).map_err(|e| e.to_string())?))
             }
         };
         let size_bytes = std::fs::metadata(prover.params_file()).map(|m| m.len()).unwrap_or(0);

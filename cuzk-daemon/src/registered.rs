@@ -7,6 +7,7 @@ use std::fmt;
 
 use cuzk::porep::{registered_proof_for, sector_bytes, RegisteredSealProof};
 use cuzk::post::RegisteredPoStProof;
+use cuzk::update::RegisteredUpdateProof;
 
 use RegisteredSealProof::*;
 
@@ -97,19 +98,39 @@ pub fn current_post_proof(winning: bool, sector_bytes: u64) -> Option<Registered
         .find(|p| u64::from(p.sector_size()) == sector_bytes && (cuzk::post::PostKind::of(*p) == cuzk::post::PostKind::Winning) == winning)
 }
 
-/// What a prover proves: one registered proof, of either protocol.
+/// Go's `abi.RegisteredUpdateProof` numbering: index = number.
+const UPDATE_ABI_ORDER: [RegisteredUpdateProof; 5] = {
+    use RegisteredUpdateProof::*;
+    [StackedDrg2KiBV1, StackedDrg8MiBV1, StackedDrg512MiBV1, StackedDrg32GiBV1, StackedDrg64GiBV1]
+};
+
+/// The registered proof of Go's `abi.RegisteredUpdateProof` number.
+pub fn update_proof_from_abi(number: u64) -> Option<RegisteredUpdateProof> {
+    usize::try_from(number).ok().and_then(|i| UPDATE_ABI_ORDER.get(i).copied())
+}
+
+/// The registered update proof of a sector size.
+pub fn update_proof_for(sector_bytes: u64) -> Option<RegisteredUpdateProof> {
+    UPDATE_ABI_ORDER.iter().copied().find(|p| u64::from(p.sector_size()) == sector_bytes)
+}
+
+/// What a prover proves: one registered proof, of any of the protocols.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CircuitKey {
     /// PoRep C2.
     Seal(RegisteredSealProof),
     /// WinningPoSt or a WindowPoSt partition.
     Post(RegisteredPoStProof),
+    /// A SnapDeals sector update.
+    Update(RegisteredUpdateProof),
 }
 
 impl CircuitKey {
     /// Every key, Go's numbering order, seal proofs first.
     pub fn all() -> impl Iterator<Item = CircuitKey> {
-        ABI_ORDER.iter().map(|&p| CircuitKey::Seal(p)).chain(POST_ABI_ORDER.iter().map(|&p| CircuitKey::Post(p)))
+        let seal = ABI_ORDER.iter().map(|&p| CircuitKey::Seal(p));
+        let post = POST_ABI_ORDER.iter().map(|&p| CircuitKey::Post(p));
+        seal.chain(post).chain(UPDATE_ABI_ORDER.iter().map(|&p| CircuitKey::Update(p)))
     }
 
     /// The key a circuit id names ([`fmt::Display`]'s forms, any case).
@@ -121,7 +142,8 @@ impl CircuitKey {
 
 impl fmt::Display for CircuitKey {
     /// Upstream's ids for the current proofs (`porep-32g`, `winning-32g`,
-    /// `wpost-32g`); others carry the proof's name (`wpost-32g-StackedDrgWindow32GiBV1`).
+    /// `wpost-32g`, `snap-32g`); others carry the proof's name
+    /// (`wpost-32g-StackedDrgWindow32GiBV1`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             CircuitKey::Seal(proof) => write!(f, "{}", circuit_id(proof)),
@@ -134,6 +156,7 @@ impl fmt::Display for CircuitKey {
                 }
                 Ok(())
             }
+            CircuitKey::Update(proof) => write!(f, "snap-{}", size_tag(u64::from(proof.sector_size()))),
         }
     }
 }
@@ -156,7 +179,10 @@ mod tests {
             assert_eq!(CircuitKey::of_id(&key.to_string()), Some(key), "{key}");
         }
         assert_eq!(CircuitKey::of_id("WPOST-32G"), Some(CircuitKey::Post(StackedDrgWindow32GiBV1_2)));
-        assert_eq!(CircuitKey::of_id("snap-32g"), None);
+        assert_eq!(CircuitKey::of_id("snap-32g"), Some(CircuitKey::Update(RegisteredUpdateProof::StackedDrg32GiBV1)));
+        assert_eq!(update_proof_from_abi(3), Some(RegisteredUpdateProof::StackedDrg32GiBV1), "upstream: Update 32G = 3");
+        assert_eq!(update_proof_for(2048), Some(RegisteredUpdateProof::StackedDrg2KiBV1));
+        assert_eq!(CircuitKey::of_id("snap-3g"), None);
         assert_eq!(current_post_proof(true, 2048), Some(StackedDrgWinning2KiBV1));
         assert_eq!(current_post_proof(false, 2048), Some(StackedDrgWindow2KiBV1_2));
     }

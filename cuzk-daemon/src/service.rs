@@ -11,6 +11,7 @@ use crate::engine::{Engine, EngineError, JobRequest};
 use crate::job::{AwaitOutcome, JobState};
 use crate::porep_request::PorepInput;
 use crate::post_request::PostInput;
+use crate::update_request::UpdateInput;
 use crate::proof_kind::ProofKind;
 use crate::proto::await_proof_response::Status as AwaitStatus;
 use crate::proto::proving_engine_server::ProvingEngine;
@@ -38,9 +39,16 @@ fn to_status(e: EngineError) -> Status {
 }
 
 fn job_request(req: pb::SubmitProofRequest) -> JobRequest {
+    let kind = ProofKind::from_proto(req.proof_kind);
+    // The per-sector or per-partition vanilla proofs go to the kind that
+    // reads them (they can be megabytes: not copied).
+    let (post_vanilla, update_vanilla) = match kind {
+        ProofKind::SnapDealsUpdate => (Vec::new(), req.vanilla_proofs),
+        _ => (req.vanilla_proofs, Vec::new()),
+    };
     JobRequest {
         request_id: req.request_id,
-        kind: ProofKind::from_proto(req.proof_kind),
+        kind,
         priority: req.priority,
         porep: PorepInput {
             vanilla_proof: req.vanilla_proof,
@@ -50,12 +58,20 @@ fn job_request(req: pb::SubmitProofRequest) -> JobRequest {
             miner_id: req.miner_id,
         },
         post: PostInput {
-            vanilla_proofs: req.vanilla_proofs,
+            vanilla_proofs: post_vanilla,
             sector_size: req.sector_size,
             registered_proof: req.registered_proof,
             miner_id: req.miner_id,
             randomness: req.randomness,
             partition_index: req.partition_index,
+        },
+        update: UpdateInput {
+            vanilla_proofs: update_vanilla,
+            sector_size: req.sector_size,
+            registered_proof: req.registered_proof,
+            comm_r_old: req.comm_r_old,
+            comm_r_new: req.comm_r_new,
+            comm_d_new: req.comm_d_new,
         },
     }
 }

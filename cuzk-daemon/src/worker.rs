@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use cuzk::porep::{SealProver, SealRequest};
 use cuzk::post::PostProver;
+use cuzk::update::UpdateProver;
 use log::{debug, info};
 
 use crate::engine::{Inner, RunningBatch, State, Work};
@@ -104,6 +105,7 @@ fn prove(inner: &Inner, proof: CircuitKey, items: Vec<Item>) {
     let proved = catch_unwind(AssertUnwindSafe(|| match lease.prover() {
         AnyProver::Seal(prover) => prove_seals(prover, &items, &stop, &ids, &circuit),
         AnyProver::Post(prover) => prove_posts(prover, &items, &stop),
+        AnyProver::Update(prover) => prove_updates(prover, &items, &stop),
     }));
     let results: Vec<Result<Proved, String>> = match proved {
         Ok(results) => results,
@@ -128,7 +130,7 @@ fn prove(inner: &Inner, proof: CircuitKey, items: Vec<Item>) {
 fn prove_seals(prover: &SealProver, items: &[Item], stop: &AtomicBool, ids: &[&str], circuit: &str) -> Vec<Result<Proved, String>> {
     let requests: Vec<SealRequest> = items.iter().filter_map(|i| if let Work::Seal(r) = &i.work { Some(r.clone()) } else { None }).collect();
     if requests.len() != items.len() {
-        return items.iter().map(|_| Err("internal error: a PoSt job in a C2 batch".to_string())).collect();
+        return items.iter().map(|_| Err("internal error: another kind of job in a C2 batch".to_string())).collect();
     }
     prover
         .prove_sectors_until(&requests, &mut rand::rngs::OsRng, stop, |sector, partition, result| {
@@ -152,11 +154,31 @@ fn prove_posts(prover: &PostProver, items: &[Item], stop: &AtomicBool) -> Vec<Re
     items
         .iter()
         .map(|item| {
-            let Work::Post(request) = &item.work else { return Err("internal error: a C2 job in a PoSt batch".to_string()) };
+            let Work::Post(request) = &item.work else { return Err("internal error: another kind of job in a PoSt batch".to_string()) };
             let (r, s) = cuzk::random_r_s(&mut rand::rngs::OsRng);
             prover
                 .prove_until(request, r, s, stop)
                 .map(|p| Proved { synthesis: p.circuit + p.timings.synthesis, gpu_compute: p.timings.total(), proof: p.proof })
+                .map_err(|e| e.to_string())
+        })
+        .collect()
+}
+
+/// The sector updates of a batch's jobs, one after the other (each one's
+/// partitions through one pass of the prover's pipeline).
+fn prove_updates(prover: &UpdateProver, items: &[Item], stop: &AtomicBool) -> Vec<Result<Proved, String>> {
+    items
+        .iter()
+        .map(|item| {
+            let Work::Update(request) = &item.work else { return Err("internal error: another kind of job in a sector update batch".to_string()) };
+            let randomness = request.vanilla_proofs.iter().map(|_| cuzk::random_r_s(&mut rand::rngs::OsRng)).collect();
+            prover
+                .prove_until(request, randomness, stop)
+                .map(|p| Proved {
+                    synthesis: p.circuits + p.partitions.iter().map(|t| t.synthesis).sum::<Duration>(),
+                    gpu_compute: p.partitions.iter().map(|t| t.total()).sum(),
+                    proof: p.proof,
+                })
                 .map_err(|e| e.to_string())
         })
         .collect()

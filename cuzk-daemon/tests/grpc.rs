@@ -105,7 +105,8 @@ async fn unsupported_and_unknown_kinds_fail_with_a_message() {
         (post(ProofKind::WindowPostPartition, 13, 31), "randomness must be 32 bytes"),
         (post(ProofKind::WindowPostPartition, 3, 32), "not a WindowPoSt proof"),
         (pb::SubmitProofRequest { proof_kind: ProofKind::WindowPostPartition as i32, registered_proof: 13, ..Default::default() }, "vanilla_proofs is empty"),
-        (post(ProofKind::SnapDealsUpdate, 0, 0), "not supported yet"),
+        (post(ProofKind::SnapDealsUpdate, 0, 0), "cannot tell the registered proof"),
+        (pb::SubmitProofRequest { proof_kind: ProofKind::SnapDealsUpdate as i32, registered_proof: 3, vanilla_proofs: vec![vec![1]], comm_r_old: vec![0; 31], ..Default::default() }, "comm_r_old must be 32 bytes"),
         (post(ProofKind::Unspecified, 0, 0), "unknown proof kind 0"),
         (pb::SubmitProofRequest { proof_kind: 42, ..Default::default() }, "unknown proof kind 42"),
     ] {
@@ -121,7 +122,7 @@ async fn unsupported_and_unknown_kinds_fail_with_a_message() {
         }
     }
     let status = client.get_status(pb::GetStatusRequest {}).await.unwrap().into_inner();
-    assert_eq!(status.total_proofs_failed, 14);
+    assert_eq!(status.total_proofs_failed, 16);
     daemon.shutdown().await.unwrap();
 }
 
@@ -242,11 +243,11 @@ async fn the_queue_runs_higher_priorities_first() {
 async fn preload_and_evict_refuse_what_they_cannot_do() {
     let dir = tempfile::tempdir().unwrap();
     let (daemon, mut client) = start(dir.path()).await;
-    let unknown = client.preload_srs(pb::PreloadSrsRequest { circuit_id: "snap-32g".into() }).await.unwrap_err();
+    let unknown = client.preload_srs(pb::PreloadSrsRequest { circuit_id: "wpost-3g".into() }).await.unwrap_err();
     assert_eq!(unknown.code(), tonic::Code::InvalidArgument);
     // No parameter file: refused at once, before any circuit is recorded
     // (a 32 GiB one takes minutes).
-    for id in ["porep-2k", "wpost-32g", "winning-32g", "porep-32g"] {
+    for id in ["porep-2k", "wpost-32g", "winning-32g", "snap-32g", "porep-32g"] {
         let t = std::time::Instant::now();
         let missing = client.preload_srs(pb::PreloadSrsRequest { circuit_id: id.into() }).await.unwrap_err();
         assert_eq!(missing.code(), tonic::Code::FailedPrecondition, "{id}");
@@ -298,7 +299,7 @@ async fn shutdown_answers_pending_awaits_and_refuses_new_work() {
     assert!(answer.error_message.contains("shutting down"), "{}", answer.error_message);
     let proved = pending.await.unwrap().expect("Prove answered").into_inner().result.unwrap();
     assert_eq!(status_of(&proved), AwaitStatus::Cancelled);
-    let refused = engine.submit(cuzk_daemon::JobRequest { request_id: String::new(), kind: cuzk_daemon::proof_kind::ProofKind::WinningPost, priority: 0, porep: Default::default(), post: Default::default() }).await;
+    let refused = engine.submit(cuzk_daemon::JobRequest { request_id: String::new(), kind: cuzk_daemon::proof_kind::ProofKind::WinningPost, priority: 0, porep: Default::default(), post: Default::default(), update: Default::default() }).await;
     assert!(matches!(refused, Err(cuzk_daemon::EngineError::ShuttingDown)));
 }
 

@@ -41,7 +41,7 @@ fn setup() -> &'static Setup {
         assert_eq!(sealing::filecoin_caches(), params_dir, "the parameter cache is this test's own");
         let params = default_params_file(KIB2).unwrap();
         if !(params.exists() && params.with_extension("vk").exists()) {
-            reuse_library_setup(&params, &root.join("circuits"));
+            common::reuse_library_setup("filecoin-local-setup", &params, &root.join("circuits"));
         }
         if !(params.exists() && params.with_extension("vk").exists()) {
             let t = Instant::now();
@@ -53,34 +53,6 @@ fn setup() -> &'static Setup {
         println!("two 2 KiB sectors sealed in {:.2?}", t.elapsed());
         Setup { root, sectors }
     })
-}
-
-/// Copies the 2 KiB setup that the library's `porep_local_setup` test
-/// made (it runs before this crate's tests in a workspace test run, and
-/// writes the parameter file and its `.vk` under the same target
-/// directory), with its compiled circuit: CI makes the 2 KiB parameters
-/// once, not twice (about 2 minutes on 2 cores each). Nothing is copied
-/// unless both files are there.
-fn reuse_library_setup(params: &std::path::Path, circuits: &std::path::Path) {
-    let library = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("filecoin-local-setup");
-    let Some(name) = params.file_name() else { return };
-    let (from, from_vk) = (library.join("parameters").join(name), library.join("parameters").join(name).with_extension("vk"));
-    if !(from.exists() && from_vk.exists()) {
-        return;
-    }
-    let copied = std::fs::copy(&from_vk, params.with_extension("vk-copying"))
-        .and_then(|_| std::fs::copy(&from, params))
-        .and_then(|_| std::fs::rename(params.with_extension("vk-copying"), params.with_extension("vk")));
-    match copied {
-        Ok(()) => println!("{KIB2:?}: the library test's local setup reused ({})", from.display()),
-        Err(e) => println!("{KIB2:?}: the library test's local setup not reused: {e}"),
-    }
-    if let Ok(entries) = std::fs::read_dir(library.join("circuits")) {
-        let _ = std::fs::create_dir_all(circuits);
-        for entry in entries.flatten() {
-            let _ = std::fs::copy(entry.path(), circuits.join(entry.file_name()));
-        }
-    }
 }
 
 async fn start_daemon(listen: Option<String>) -> (Daemon, Client) {

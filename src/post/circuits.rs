@@ -17,6 +17,7 @@ use storage_proofs_post::fallback::{self, FallbackPoSt, FallbackPoStCircuit, Fal
 use super::shape::{PostCircuit, PostKind, PostTree};
 use super::PostError;
 use crate::porep::with_tree;
+use crate::witness::assignment::panic_message;
 
 /// One PoSt to prove, as Curio's `SubmitProofRequest` carries it.
 #[derive(Clone, Debug)]
@@ -115,7 +116,7 @@ fn build_of<Tree: PostTree>(proof: RegisteredPoStProof, request: &PostRequest) -
     // storage-proofs checks the vanilla proofs here (and panics on some
     // malformed ones): a bad request, never a process lost.
     let partition = catch_unwind(AssertUnwindSafe(|| single_partition_vanilla_proofs(&config, &pub_params.vanilla_params, &pub_inputs, &vanilla)))
-        .map_err(|panic| PostError::VanillaRejected(format!("storage-proofs panicked: {}", panic_message(&panic))))?
+        .map_err(|panic| PostError::VanillaRejected(format!("storage-proofs panicked: {}", panic_message(&*panic))))?
         .map_err(|e| PostError::VanillaRejected(format!("{e:#}")))?;
     // The inputs a verifier derives: filecoin-proofs' verify_winning_post
     // lists the one sector once per challenge (the circuit's sectors).
@@ -126,7 +127,7 @@ fn build_of<Tree: PostTree>(proof: RegisteredPoStProof, request: &PostRequest) -
         // storage-proofs' check above opens the first challenge only for a
         // WinningPoSt: every unrolled one is checked here, before proving.
         let opened = catch_unwind(AssertUnwindSafe(|| <FallbackPoSt<'static, Tree> as ProofScheme<'static>>::verify(&pub_params.vanilla_params, &verified, &partition)))
-            .map_err(|panic| PostError::VanillaRejected(format!("storage-proofs panicked: {}", panic_message(&panic))))?
+            .map_err(|panic| PostError::VanillaRejected(format!("storage-proofs panicked: {}", panic_message(&*panic))))?
             .map_err(|e| PostError::VanillaRejected(format!("{e:#}")))?;
         if !opened {
             return Err(PostError::VanillaRejected("the inclusion proofs do not open the WinningPoSt's challenged leaves".into()));
@@ -139,8 +140,4 @@ fn build_of<Tree: PostTree>(proof: RegisteredPoStProof, request: &PostRequest) -
     let public_inputs = <Compound<Tree> as CompoundProof<FallbackPoSt<'static, Tree>, FallbackPoStCircuit<Tree>>>::generate_public_inputs(&verified, &pub_params.vanilla_params, Some(0))
         .map_err(PostError::proofs)?;
     Ok(BuiltCircuit { circuit: Tree::wrap(circuit), public_inputs })
-}
-
-fn panic_message(panic: &Box<dyn std::any::Any + Send>) -> String {
-    panic.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| panic.downcast_ref::<String>().cloned()).unwrap_or_default()
 }

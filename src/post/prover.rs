@@ -17,6 +17,7 @@ use super::circuits::{blank, build, identifier, PostRequest};
 use super::shape::{check_supported, PostCircuit, PostKind};
 use super::PostError;
 use crate::porep::circuit_cache::{default_circuit_cache, load_or_record, CircuitOrigin};
+use crate::porep::read_verifying_key;
 use crate::{random_r_s, CompiledCircuit, ParamsFile, PhaseTimings, Prover, ProverConfig, ProverError};
 
 /// How a [`PostProver`] is built.
@@ -78,19 +79,10 @@ pub fn post_params_file(proof: RegisteredPoStProof) -> Result<PathBuf, PostError
 pub fn post_compiled_circuit(proof: RegisteredPoStProof, cache: Option<&Path>) -> Result<(CompiledCircuit, CircuitOrigin), PostError> {
     check_supported(proof)?;
     let identifier = identifier(proof)?;
-    let mut blank_error = None;
-    let recorded = load_or_record(cache, &identifier, || match blank(proof) {
-        Ok(circuit) => Ok(CompiledCircuit::record(circuit)?),
-        Err(e) => {
-            let why = e.to_string();
-            blank_error = Some(e);
-            Err(crate::porep::PorepError::FilecoinProofs(why))
-        }
-    });
-    match (recorded, blank_error) {
-        (Err(_), Some(e)) => Err(e),
-        (recorded, _) => Ok(recorded?),
-    }
+    // Cheap beside recording it (paths of unknown values), and it says
+    // what is wrong with a size before the cache is looked at.
+    let blank = blank(proof)?;
+    Ok(load_or_record(cache, &identifier, || Ok(CompiledCircuit::record(blank)?))?)
 }
 
 impl PostProver {
@@ -108,7 +100,12 @@ impl PostProver {
         // recording the circuit (minutes for a 32 GiB WindowPoSt's).
         let start = Instant::now();
         let file = ParamsFile::open(&params_file).map_err(|source| PostError::Params { path: params_file.clone(), source })?;
-        let verifying_key = if config.verify { Some(read_verifying_key(&params_file.with_extension("vk"))?) } else { None };
+        let verifying_key = if config.verify {
+            let path = params_file.with_extension("vk");
+            Some(read_verifying_key(&path).map_err(|why| PostError::VerifyingKey { path, why })?)
+        } else {
+            None
+        };
         let cache = config.circuit_cache.clone().or_else(default_circuit_cache);
         let (compiled, circuit_origin) = post_compiled_circuit(proof, cache.as_deref())?;
         let mut prover_config = config.prover.clone();
@@ -180,11 +177,4 @@ impl PostProver {
         groth16.write(&mut proof).expect("writing to a Vec");
         Ok(PostProof { proof, groth16, timings, circuit, verify })
     }
-}
-
-fn read_verifying_key(path: &Path) -> Result<PreparedVerifyingKey<Bls12>, PostError> {
-    let err = |why: String| PostError::VerifyingKey { path: path.to_path_buf(), why };
-    let file = std::fs::File::open(path).map_err(|e| err(e.to_string()))?;
-    let vk = groth16::VerifyingKey::<Bls12>::read(std::io::BufReader::new(file)).map_err(|e| err(e.to_string()))?;
-    Ok(groth16::prepare_verifying_key(&vk))
 }

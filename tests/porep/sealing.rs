@@ -72,3 +72,41 @@ pub fn seal_sector_in(proof: RegisteredSealProof, seed: u64, dir: &Path) -> (Sea
     let c1 = seal::seal_commit_phase1(&cache, &sealed, ids.prover_id, SectorId::from(ids.sector_id), ticket, challenge_seed, pc2, &pieces).expect("commit 1");
     (c1, ids)
 }
+
+/// A sealed sector whose new data was encoded into it (SnapDeals), through
+/// filecoin-proofs-api: the commitments and the vanilla partition proofs
+/// that Curio sends a prover.
+#[allow(dead_code)] // not every test binary that includes this file uses it
+pub struct UpdatedSector {
+    /// The sealed sector's comm_r.
+    pub comm_r_old: [u8; 32],
+    /// The updated replica's.
+    pub comm_r_new: [u8; 32],
+    /// The new data's.
+    pub comm_d_new: [u8; 32],
+    /// One per partition (bincode `PartitionProof`).
+    pub vanilla_proofs: Vec<Vec<u8>>,
+}
+
+/// Seals a sector of `proof` in `dir`, encodes fresh random data into it
+/// (`empty_sector_update_encode_into`) and makes its vanilla partition
+/// proofs (`generate_partition_proofs`).
+#[allow(dead_code)] // not every test binary that includes this file uses it
+pub fn update_sector_in(proof: RegisteredSealProof, update: filecoin_proofs_api::RegisteredUpdateProof, seed: u64, dir: &Path) -> UpdatedSector {
+    let (c1, _) = seal_sector_in(proof, seed, dir);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed ^ 0x5eed);
+    let unpadded = UnpaddedBytesAmount::from(PaddedBytesAmount(u64::from(proof.sector_size())));
+    let data: Vec<u8> = (0..u64::from(unpadded)).map(|_| rng.gen()).collect();
+    let staged = dir.join("staged-update");
+    let mut staged_file = std::fs::OpenOptions::new().read(true).write(true).create(true).truncate(true).open(&staged).expect("staged file");
+    let (piece, _) = seal::add_piece(proof, Cursor::new(&data), &mut staged_file, unpadded, &[]).expect("add_piece");
+    drop(staged_file);
+    let (replica, cache) = (dir.join("updated"), dir.join("updated-cache"));
+    std::fs::create_dir_all(&cache).expect("cache dir");
+    // The new replica is written in place: the sector key's size.
+    std::fs::File::create(&replica).and_then(|f| f.set_len(u64::from(proof.sector_size()))).expect("replica file");
+    let (sector_key, sector_key_cache) = (dir.join("sealed"), dir.join("cache"));
+    let encoded = filecoin_proofs_api::update::empty_sector_update_encode_into(update, &replica, &cache, &sector_key, &sector_key_cache, &staged, &[piece]).expect("encode_into");
+    let vanilla = filecoin_proofs_api::update::generate_partition_proofs(update, c1.comm_r, encoded.comm_r_new, encoded.comm_d_new, &sector_key, &sector_key_cache, &replica, &cache).expect("partition proofs");
+    UpdatedSector { comm_r_old: c1.comm_r, comm_r_new: encoded.comm_r_new, comm_d_new: encoded.comm_d_new, vanilla_proofs: vanilla.into_iter().map(|p| p.0).collect() }
+}

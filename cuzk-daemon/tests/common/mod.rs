@@ -84,3 +84,34 @@ pub fn parse_prometheus(text: &str) -> Vec<(String, f64)> {
 pub fn sample(samples: &[(String, f64)], series: &str) -> f64 {
     samples.iter().find(|(s, _)| s == series).unwrap_or_else(|| panic!("no sample {series}")).1
 }
+
+/// Copies a setup that one of the library's tests made (the library's tests
+/// run before this crate's in a workspace test run, under the same target
+/// directory): the parameter file named like `params` and its `.vk` from
+/// `<target tmp>/<library_test>/parameters`, and the compiled circuits of
+/// `<target tmp>/<library_test>/circuits` into `circuits`. CI then makes
+/// each 2 KiB setup once, not twice (a minute or two on 2 cores each).
+/// Nothing is copied unless both files are there; true when copied.
+pub fn reuse_library_setup(library_test: &str, params: &Path, circuits: &Path) -> bool {
+    let library = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(library_test);
+    let Some(name) = params.file_name() else { return false };
+    let from = library.join("parameters").join(name);
+    let from_vk = from.with_extension("vk");
+    if !(from.exists() && from_vk.exists()) {
+        return false;
+    }
+    let copying = params.with_extension("vk-copying");
+    let copied = std::fs::copy(&from_vk, &copying).and_then(|_| std::fs::copy(&from, params)).and_then(|_| std::fs::rename(&copying, params.with_extension("vk")));
+    if let Err(e) = copied {
+        println!("{}: the library test's setup not reused: {e}", from.display());
+        return false;
+    }
+    println!("{}: the library test's setup reused", from.display());
+    if let Ok(entries) = std::fs::read_dir(library.join("circuits")) {
+        let _ = std::fs::create_dir_all(circuits);
+        for entry in entries.flatten() {
+            let _ = std::fs::copy(entry.path(), circuits.join(entry.file_name()));
+        }
+    }
+    true
+}

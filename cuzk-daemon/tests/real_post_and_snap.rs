@@ -1,9 +1,10 @@
-//! WinningPoSt and WindowPoSt partitions of real sealed 2 KiB sectors
-//! (filecoin-proofs-api's sealing and vanilla proofs, as Curio sends them
-//! in `vanilla_proofs`), proved through the daemon over gRPC on the CPU
-//! backend with parameters from cuzk's own setup: filecoin-proofs'
-//! `verify_winning_post` and `verify_window_post` accept the proof bytes.
-//! Its own binary, for a parameter cache of its own.
+//! WinningPoSt and WindowPoSt partitions of real sealed 2 KiB sectors, and
+//! a SnapDeals update of one (filecoin-proofs-api's sealing, encoding and
+//! vanilla proofs, as Curio sends them in `vanilla_proofs`), proved through
+//! the daemon over gRPC on the CPU backend with parameters from cuzk's own
+//! setup: filecoin-proofs' `verify_winning_post`, `verify_window_post` and
+//! `verify_empty_sector_update_proof` accept the proof bytes. Its own
+//! binary, for a parameter cache of its own.
 
 mod common;
 #[path = "../../tests/porep/sealing.rs"]
@@ -17,6 +18,7 @@ use std::time::Instant;
 use common::{connect, Client};
 use cuzk::parameters::generate::Generator;
 use cuzk::post::{local_setup, RegisteredPoStProof};
+use cuzk::update::RegisteredUpdateProof;
 use cuzk_daemon::proto::await_proof_response::Status as AwaitStatus;
 use cuzk_daemon::proto::{self as pb, Priority, ProofKind};
 use cuzk_daemon::Daemon;
@@ -30,6 +32,9 @@ const WINDOW: RegisteredPoStProof = RegisteredPoStProof::StackedDrgWindow2KiBV1_
 /// Go's `abi.RegisteredPoStProof` numbers of the two.
 const WINNING_ABI: u64 = 0;
 const WINDOW_ABI: u64 = 10;
+const UPDATE: RegisteredUpdateProof = RegisteredUpdateProof::StackedDrg2KiBV1;
+/// Go's `abi.RegisteredUpdateProof` number of UPDATE.
+const UPDATE_ABI: u64 = 0;
 
 struct Sector {
     id: SectorId,
@@ -41,6 +46,7 @@ struct Setup {
     root: PathBuf,
     sectors: Vec<Sector>,
     miner: u64,
+    snap: sealing::UpdatedSector,
 }
 
 fn setup() -> &'static Setup {
@@ -53,6 +59,18 @@ fn setup() -> &'static Setup {
             local_setup(proof, Some(&root.join("circuits")), Generator::Cpu, &|_, _| {}, &mut rng).expect("local setup");
             println!("{proof:?}: local setup in {:.2?}", t.elapsed());
         }
+        // The update setup takes a minute on 2 cores: the library's
+        // tests/update.rs one is reused when it is there.
+        let update_params = cuzk::update::update_params_file(UPDATE).unwrap();
+        if !common::reuse_library_setup("filecoin-update", &update_params, &root.join("circuits")) {
+            let t = Instant::now();
+            cuzk::update::local_setup(UPDATE, Some(&root.join("circuits")), Generator::Cpu, &|_, _| {}, &mut rng).expect("local setup");
+            println!("{UPDATE:?}: local setup in {:.2?}", t.elapsed());
+        }
+        let snap_dir = root.join("snap");
+        let _ = std::fs::remove_dir_all(&snap_dir);
+        std::fs::create_dir_all(&snap_dir).unwrap();
+        let snap = sealing::update_sector_in(SEAL, UPDATE, 43, &snap_dir);
         let sectors = (41..43u64)
             .map(|seed| {
                 let dir = root.join(format!("sector-{seed}"));
@@ -64,7 +82,7 @@ fn setup() -> &'static Setup {
             .collect();
         // The sealing helper's miner of seed 41; a PoSt's prover id is not
         // bound to the replicas, so it proves both sectors.
-        Setup { root, sectors, miner: 1041 }
+        Setup { root, sectors, miner: 1041, snap }
     })
 }
 
@@ -169,5 +187,112 @@ async fn winning_and_window_posts_over_grpc_are_accepted_by_filecoin_proofs() {
     assert!(evicted.freed_bytes > 0, "{evicted:?}");
     let preloaded = client.preload_srs(pb::PreloadSrsRequest { circuit_id: "WPOST-2K".into() }).await.unwrap().into_inner();
     assert!(!preloaded.already_loaded, "{preloaded:?}");
+    daemon.shutdown().await.unwrap();
+}
+
+/// Load: 50 WindowPoSt partitions (real proofs, each checked with
+/// filecoin-proofs' `verify_window_post`) from 10 clients at once, each on
+/// its own connection; one more client submits through `Prove` and
+/// disconnects mid-wait. None is lost: the disconnected client's job is
+/// proved too and fetched by its id from another connection.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn fifty_real_posts_from_ten_clients_and_a_disconnect_lose_nothing() {
+    let setup = setup();
+    let (daemon, _) = start_daemon().await;
+    let sectors: Vec<&Sector> = setup.sectors.iter().collect();
+    // Five challenge seeds, their vanilla proofs made once.
+    let seeds: Vec<([u8; 32], Vec<Vec<u8>>)> = (0..5u8)
+        .map(|k| {
+            let mut randomness = [k + 1; 32];
+            randomness[31] = 0;
+            (randomness, vanilla_proofs(WINDOW, &sectors, &randomness, setup.miner))
+        })
+        .collect();
+    let replicas = replicas(WINDOW, &sectors);
+
+    // The client that leaves: Prove, then the connection dropped while its
+    // proof waits in the queue or runs.
+    let leaving = {
+        let mut client = connect(&daemon).await;
+        let (randomness, vanilla) = seeds[0].clone();
+        let request = curio_request("leaves", ProofKind::WindowPostPartition, WINDOW_ABI, randomness, vanilla, setup.miner);
+        tokio::spawn(async move { client.prove(pb::ProveRequest { submit: Some(request) }).await })
+    };
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    leaving.abort();
+
+    let start = Instant::now();
+    let mut clients = Vec::new();
+    for c in 0..10usize {
+        let mut client = connect(&daemon).await;
+        let seeds = seeds.clone();
+        let replicas = replicas.clone();
+        let miner = setup.miner;
+        clients.push(tokio::spawn(async move {
+            let mut verified = 0;
+            for r in 0..5usize {
+                let (randomness, vanilla) = &seeds[(c + r) % seeds.len()];
+                let answer = prove(&mut client, curio_request(&format!("load-{c}-{r}"), ProofKind::WindowPostPartition, WINDOW_ABI, *randomness, vanilla.clone(), miner)).await;
+                assert_eq!(status_of(&answer), AwaitStatus::Completed, "load-{c}-{r}: {}", answer.error_message);
+                assert!(verify_window_post(randomness, &[(WINDOW, &answer.proof)], &replicas, prover_id(miner)).unwrap(), "load-{c}-{r} verifies");
+                verified += 1;
+            }
+            verified
+        }));
+    }
+    let mut verified = 0;
+    for client in clients {
+        verified += client.await.expect("client finished");
+    }
+    println!("50 WindowPoSt partitions from 10 clients proved and verified in {:.2?}", start.elapsed());
+    assert_eq!(verified, 50);
+
+    let mut client = connect(&daemon).await;
+    let answer = client.await_proof(pb::AwaitProofRequest { job_id: "leaves".into(), timeout_ms: 0 }).await.unwrap().into_inner();
+    assert_eq!(status_of(&answer), AwaitStatus::Completed, "the disconnected client's job: {}", answer.error_message);
+    assert!(verify_window_post(&seeds[0].0, &[(WINDOW, &answer.proof)], &replicas, prover_id(setup.miner)).unwrap());
+    let status = client.get_status(pb::GetStatusRequest {}).await.unwrap().into_inner();
+    assert_eq!((status.total_proofs_completed, status.total_proofs_failed), (51, 0));
+    daemon.shutdown().await.unwrap();
+}
+
+/// Curio's SnapDeals request: Go's update proof number, the sector size,
+/// the three commitments, one vanilla proof per partition.
+fn snap_request(id: &str, snap: &sealing::UpdatedSector) -> pb::SubmitProofRequest {
+    pb::SubmitProofRequest {
+        request_id: id.into(),
+        proof_kind: ProofKind::SnapDealsUpdate as i32,
+        sector_size: 2048,
+        registered_proof: UPDATE_ABI,
+        vanilla_proofs: snap.vanilla_proofs.clone(),
+        comm_r_old: snap.comm_r_old.to_vec(),
+        comm_r_new: snap.comm_r_new.to_vec(),
+        comm_d_new: snap.comm_d_new.to_vec(),
+        ..Default::default()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_snap_deals_update_over_grpc_is_accepted_by_filecoin_proofs() {
+    let setup = setup();
+    let (daemon, mut client) = start_daemon().await;
+    let snap = &setup.snap;
+    let t = Instant::now();
+    let answer = prove(&mut client, snap_request("snap", snap)).await;
+    println!("SnapDeals update over gRPC in {:.2?}: {} ms total, {} ms prover load", t.elapsed(), answer.total_ms, answer.srs_load_ms);
+    assert_eq!(status_of(&answer), AwaitStatus::Completed, "{}", answer.error_message);
+    let verify = |comm_d_new: [u8; 32]| filecoin_proofs_api::update::verify_empty_sector_update_proof(UPDATE, &answer.proof, snap.comm_r_old, snap.comm_r_new, comm_d_new).unwrap_or(false);
+    assert!(verify(snap.comm_d_new), "verify_empty_sector_update_proof accepts it");
+    let mut other = snap.comm_d_new;
+    other[0] ^= 1;
+    assert!(!verify(other), "and refuses it for other data");
+    // Another sector's comm_r_old: refused before proving.
+    let mut wrong = snap_request("snap-wrong", snap);
+    wrong.comm_r_old = setup.sectors[0].comm_r.to_vec();
+    let answer = prove(&mut client, wrong).await;
+    assert_eq!(status_of(&answer), AwaitStatus::Failed);
+    assert!(answer.error_message.contains("does not prove its challenges"), "{}", answer.error_message);
+    let status = client.get_status(pb::GetStatusRequest {}).await.unwrap().into_inner();
+    assert!(status.loaded_srs.iter().any(|s| s.circuit_id == "snap-2k"), "{:?}", status.loaded_srs);
     daemon.shutdown().await.unwrap();
 }
