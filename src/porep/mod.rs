@@ -23,6 +23,7 @@
 //! verifying key `verify_seal` reads) with cuzk's generator, for tests and
 //! private networks.
 
+mod built_prover;
 mod c1;
 pub mod circuit_cache;
 mod circuits;
@@ -39,7 +40,8 @@ pub use circuits::{check_replica_id, prover_id_from_miner, sector_circuits, sect
 pub use error::PorepError;
 pub use seal_prover::{compiled_circuit, NATIVE_SYNTHESIS_THREADS, default_params_file, parameter_identifier, SealProof, SealProver, SealProverConfig, SealRequest};
 pub use setup::{local_setup, local_setup_of, LocalSetup};
-pub(crate) use setup::{read_verifying_key, write_setup};
+pub(crate) use built_prover::{build_prover, BuildError, BuiltProver};
+pub(crate) use setup::write_setup;
 pub(crate) use shape::with_tree;
 pub use shape::{check_supported, parse_sector_size, registered_proof_for, sector_bytes, sector_size_name, NativeCircuit, NativeShape, PorepCircuit, ShapeTree, SECTOR_SIZES};
 pub use filecoin_proofs_api::RegisteredSealProof;

@@ -79,11 +79,3 @@ pub(crate) fn write_setup(
     write().map_err(|e| io(&verifying_key, e))?;
     Ok(LocalSetup { params, verifying_key })
 }
-
-/// A local setup's (or filecoin-proofs') verifying key file, prepared for
-/// checking proofs before they are returned; the error says why not.
-pub(crate) fn read_verifying_key(path: &Path) -> Result<bellperson::groth16::PreparedVerifyingKey<blstrs::Bls12>, String> {
-    let file = std::fs::File::open(path).map_err(|e| e.to_string())?;
-    let vk = bellperson::groth16::VerifyingKey::<blstrs::Bls12>::read(std::io::BufReader::new(file)).map_err(|e| e.to_string())?;
-    Ok(bellperson::groth16::prepare_verifying_key(&vk))
-}

@@ -17,8 +17,8 @@ use super::circuits::{blank, build, identifier, PostRequest};
 use super::shape::{check_supported, PostCircuit, PostKind};
 use super::PostError;
 use crate::porep::circuit_cache::{default_circuit_cache, load_or_record, CircuitOrigin};
-use crate::porep::read_verifying_key;
-use crate::{random_r_s, CompiledCircuit, ParamsFile, PhaseTimings, Prover, ProverConfig, ProverError};
+use crate::porep::{build_prover, BuildError, BuiltProver};
+use crate::{random_r_s, CompiledCircuit, PhaseTimings, Prover, ProverConfig};
 
 /// How a [`PostProver`] is built.
 #[derive(Clone, Debug)]
@@ -96,24 +96,9 @@ impl PostProver {
             Some(path) => path,
             None => post_params_file(proof)?,
         };
-        // The files first: a missing one is an error at once, not after
-        // recording the circuit (minutes for a 32 GiB WindowPoSt's).
         let start = Instant::now();
-        let file = ParamsFile::open(&params_file).map_err(|source| PostError::Params { path: params_file.clone(), source })?;
-        let verifying_key = if config.verify {
-            let path = params_file.with_extension("vk");
-            Some(read_verifying_key(&path).map_err(|why| PostError::VerifyingKey { path, why })?)
-        } else {
-            None
-        };
         let cache = config.circuit_cache.clone().or_else(default_circuit_cache);
-        let (compiled, circuit_origin) = post_compiled_circuit(proof, cache.as_deref())?;
-        let mut prover_config = config.prover.clone();
-        prover_config.verify_proofs = Some(prover_config.verify_proofs.unwrap_or(true));
-        let prover = Prover::with_compiled(file, compiled, prover_config).map_err(|e| match e {
-            ProverError::ParamsFile(source) => PostError::Params { path: params_file.clone(), source },
-            e => PostError::Prover(e),
-        })?;
+        let BuiltProver { prover, circuit_origin, verifying_key } = build_prover(&params_file, config.verify, &config.prover, || post_compiled_circuit(proof, cache.as_deref()))?;
         info!("{proof:?}: prover ready in {:.2?} ({:?}, {} worker(s))", start.elapsed(), prover.backend(), prover.workers());
         Ok(PostProver { proof, prover, params_file, circuit_origin, verifying_key })
     }
@@ -176,5 +161,16 @@ impl PostProver {
         let mut proof = Vec::with_capacity(192);
         groth16.write(&mut proof).expect("writing to a Vec");
         Ok(PostProof { proof, groth16, timings, circuit, verify })
+    }
+}
+
+impl From<BuildError<PostError>> for PostError {
+    fn from(e: BuildError<PostError>) -> Self {
+        match e {
+            BuildError::Params { path, source } => PostError::Params { path, source },
+            BuildError::VerifyingKey { path, why } => PostError::VerifyingKey { path, why },
+            BuildError::Circuit(e) => e,
+            BuildError::Prover(e) => PostError::Prover(e),
+        }
     }
 }

@@ -18,8 +18,8 @@ use super::circuits::{blank, build, identifier, UpdateRequest};
 use super::shape::UpdateCircuit;
 use super::UpdateError;
 use crate::porep::circuit_cache::{default_circuit_cache, load_or_record, CircuitOrigin};
-use crate::porep::read_verifying_key;
-use crate::{random_r_s, CompiledCircuit, ParamsFile, PhaseTimings, Prover, ProverConfig, ProverError};
+use crate::porep::{build_prover, BuildError, BuiltProver};
+use crate::{random_r_s, CompiledCircuit, PhaseTimings, Prover, ProverConfig};
 
 /// How an [`UpdateProver`] is built.
 #[derive(Clone, Debug)]
@@ -102,21 +102,8 @@ impl UpdateProver {
             None => update_params_file(proof)?,
         };
         let start = Instant::now();
-        let file = ParamsFile::open(&params_file).map_err(|source| UpdateError::Params { path: params_file.clone(), source })?;
-        let verifying_key = if config.verify {
-            let path = params_file.with_extension("vk");
-            Some(read_verifying_key(&path).map_err(|why| UpdateError::VerifyingKey { path, why })?)
-        } else {
-            None
-        };
         let cache = config.circuit_cache.clone().or_else(default_circuit_cache);
-        let (compiled, circuit_origin) = update_compiled_circuit(proof, cache.as_deref())?;
-        let mut prover_config = config.prover.clone();
-        prover_config.verify_proofs = Some(prover_config.verify_proofs.unwrap_or(true));
-        let prover = Prover::with_compiled(file, compiled, prover_config).map_err(|e| match e {
-            ProverError::ParamsFile(source) => UpdateError::Params { path: params_file.clone(), source },
-            e => UpdateError::Prover(e),
-        })?;
+        let BuiltProver { prover, circuit_origin, verifying_key } = build_prover(&params_file, config.verify, &config.prover, || update_compiled_circuit(proof, cache.as_deref()))?;
         info!("{proof:?}: prover ready in {:.2?} ({:?}, {} worker(s))", start.elapsed(), prover.backend(), prover.workers());
         Ok(UpdateProver { proof, prover, params_file, circuit_origin, verifying_key })
     }
@@ -184,5 +171,16 @@ impl UpdateProver {
             None => None,
         };
         Ok(UpdateProof { proof, partition_proofs, partitions, circuits, verify })
+    }
+}
+
+impl From<BuildError<UpdateError>> for UpdateError {
+    fn from(e: BuildError<UpdateError>) -> Self {
+        match e {
+            BuildError::Params { path, source } => UpdateError::Params { path, source },
+            BuildError::VerifyingKey { path, why } => UpdateError::VerifyingKey { path, why },
+            BuildError::Circuit(e) => e,
+            BuildError::Prover(e) => UpdateError::Prover(e),
+        }
     }
 }
