@@ -6,7 +6,9 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=.gpu
 rm -rf "$out"; mkdir -p "$out/bin"
-msgs=$(scripts/with-cuda.sh cargo test --release --workspace --features cuda --no-run --message-format=json)
+# The daemon's GPU test (gpu_daemon) with the library's: the daemon's cuda
+# feature named too.
+msgs=$(scripts/with-cuda.sh cargo test --release --workspace --features cuda,cuzk-daemon/cuda --no-run --message-format=json)
 echo "$msgs" | python3 -c '
 import json, sys, shutil
 for line in sys.stdin:

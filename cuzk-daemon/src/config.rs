@@ -119,11 +119,16 @@ pub struct SchedulerConfig {
     /// Queued PoRep C2s of one registered proof proved in one batch of the
     /// prover's pipeline (upstream's key); 1: one at a time.
     pub max_batch_size: usize,
+    /// A second prover thread for HIGH and CRITICAL jobs (WindowPoSt and
+    /// WinningPoSt by default), so that they never wait for a running
+    /// batch of C2s; their proofs share the GPU with it. Off: one thread,
+    /// and an urgent job waits for the batch in progress.
+    pub urgent_lane: bool,
 }
 
 impl Default for SchedulerConfig {
     fn default() -> Self {
-        SchedulerConfig { max_batch_size: 1 }
+        SchedulerConfig { max_batch_size: 1, urgent_lane: true }
     }
 }
 
@@ -197,6 +202,7 @@ const KEYS: &[&str] = &[
     "memory.total_budget",
     "memory.safety_margin",
     "scheduler.max_batch_size",
+    "scheduler.urgent_lane",
     "prover.backend",
     "prover.circuit_cache",
     "prover.verify_seal",

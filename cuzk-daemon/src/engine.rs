@@ -86,6 +86,25 @@ pub struct Cancelled {
     pub was_running: bool,
 }
 
+/// Which jobs a prover thread takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Lane {
+    /// Any job, highest priority first.
+    Any,
+    /// Only HIGH and CRITICAL jobs (`scheduler.urgent_lane`).
+    Urgent,
+}
+
+impl Lane {
+    /// The lowest priority it takes.
+    pub(crate) fn min_priority(self) -> Priority {
+        match self {
+            Lane::Any => Priority::Low,
+            Lane::Urgent => Priority::High,
+        }
+    }
+}
+
 /// One job's record.
 pub(crate) struct Job {
     pub(crate) kind: ProofKind,
@@ -119,27 +138,29 @@ pub(crate) struct State {
     pub(crate) finished: VecDeque<(String, u64)>,
     pub(crate) metrics: Metrics,
     pub(crate) stopping: bool,
-    /// The prover thread takes no job while set ([`Engine::pause`]).
+    /// The prover threads take no job while set ([`Engine::pause`]).
     pub(crate) paused: bool,
     pub(crate) serials: u64,
-    /// The batch the prover thread is proving: its jobs and the flag that
-    /// stops it early (set once every one of them was cancelled).
-    pub(crate) running: Option<RunningBatch>,
+    /// The batches the prover threads are proving, one per lane at most:
+    /// their jobs and the flags that stop them early (set once every one
+    /// of a batch's jobs was cancelled).
+    pub(crate) running: Vec<RunningBatch>,
 }
 
-/// The jobs of the batch being proved, and its stop flag.
+/// The jobs of a batch being proved, and its stop flag.
 pub(crate) struct RunningBatch {
     pub(crate) jobs: Vec<(String, u64)>,
     pub(crate) stop: Arc<AtomicBool>,
 }
 
 impl State {
-    /// Stops the running batch once none of its jobs still waits for it.
-    fn stop_batch_if_abandoned(&self) {
-        let Some(batch) = &self.running else { return };
-        let wanted = batch.jobs.iter().any(|(id, serial)| self.jobs.get(id).is_some_and(|j| j.serial == *serial && matches!(*j.state.borrow(), JobState::Running)));
-        if !wanted {
-            batch.stop.store(true, Ordering::Relaxed);
+    /// Stops each running batch once none of its jobs still waits for it.
+    fn stop_batches_if_abandoned(&self) {
+        for batch in &self.running {
+            let wanted = batch.jobs.iter().any(|(id, serial)| self.jobs.get(id).is_some_and(|j| j.serial == *serial && matches!(*j.state.borrow(), JobState::Running)));
+            if !wanted {
+                batch.stop.store(true, Ordering::Relaxed);
+            }
         }
     }
 }
@@ -197,7 +218,7 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// An engine for `config` (validated here), its prover thread started.
+    /// An engine for `config` (validated here), its prover threads started.
     /// No prover is built until a job or PreloadSRS needs one.
     pub fn new(config: &Config) -> Result<Engine, ConfigError> {
         config.validate()?;
@@ -217,11 +238,18 @@ impl Engine {
             memory_budget: config.memory_budget()?,
             started: Instant::now(),
         });
-        let worker = inner.clone();
-        // If the thread cannot be made, jobs stay queued; the error is
-        // logged rather than taking the daemon down at start.
-        if let Err(e) = std::thread::Builder::new().name("cuzk-prover".into()).spawn(move || crate::worker::run(worker)) {
-            warn!("cannot start the prover thread: {e}");
+        let mut lanes = vec![(Lane::Any, "cuzk-prover")];
+        if config.scheduler.urgent_lane {
+            lanes.push((Lane::Urgent, "cuzk-prover-urgent"));
+        }
+        for (lane, name) in lanes {
+            let worker = inner.clone();
+            // If the thread cannot be made, jobs stay queued (or go to the
+            // other lane); the error is logged rather than taking the
+            // daemon down at start.
+            if let Err(e) = std::thread::Builder::new().name(name.into()).spawn(move || crate::worker::run(worker, lane)) {
+                warn!("cannot start the prover thread {name}: {e}");
+            }
         }
         Ok(Engine { inner })
     }
@@ -277,7 +305,8 @@ impl Engine {
                 let key = st.queue.push(priority, job_id.clone());
                 job.queue_key = Some(key);
                 st.jobs.insert(job_id.clone(), job);
-                self.inner.work_ready.notify_one();
+                // Every lane looks: the one woken alone might not take it.
+                self.inner.work_ready.notify_all();
                 let position = st.queue.position(&key);
                 info!("job {job_id}: {circuit} queued at {priority:?} priority, position {position} (request read in {parse_time:.2?})");
                 position
@@ -337,7 +366,7 @@ impl Engine {
                 st.finish(job_id, JobState::Cancelled("cancelled by CancelProof while running; its result is discarded".into()), kept);
                 // The last job of its batch: the partitions not yet on a
                 // GPU are not proved.
-                st.stop_batch_if_abandoned();
+                st.stop_batches_if_abandoned();
                 Ok(Cancelled { was_running: true })
             }
             _ => Ok(Cancelled { was_running: false }),
@@ -406,7 +435,7 @@ impl Engine {
         for id in running {
             st.finish(&id, JobState::Cancelled("the daemon shut down before the proof finished; its result is discarded".into()), kept);
         }
-        st.stop_batch_if_abandoned();
+        st.stop_batches_if_abandoned();
     }
 
     /// Jobs whose state is Running (awaiters still waiting on a prover).

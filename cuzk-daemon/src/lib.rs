@@ -5,10 +5,12 @@
 //! ```text
 //! gRPC (TCP / unix socket) ── service ── engine ── job table, priority queue
 //!                                          │
-//!                              prover thread ── ProverCache (a SealProver
-//!                                          │    per registered proof, lazy)
+//!                   prover threads (any job; HIGH and CRITICAL only)
+//!                                          │
+//!                              ProverCache (a Seal/Post/UpdateProver per
+//!                                          │    registered proof, lazy)
 //!                                          ▼
-//!                              SealProver::prove_sectors ── C2 bytes
+//!                              prove_sectors / prove_until ── proof bytes
 //! ```
 //!
 //! [`Daemon::start`] serves in-process (what the binary and the tests do).

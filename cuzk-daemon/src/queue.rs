@@ -25,9 +25,13 @@ impl JobQueue {
         key
     }
 
-    /// The next job to run.
-    pub fn pop(&mut self) -> Option<String> {
-        self.entries.pop_first().map(|(_, id)| id)
+    /// The next job to run, if its priority is at least `min`.
+    pub fn pop(&mut self, min: Priority) -> Option<String> {
+        let (&key, _) = self.entries.first_key_value()?;
+        if key.0 .0 < min {
+            return None;
+        }
+        self.entries.remove(&key)
     }
 
     /// Takes a queued job out (cancelled); false if it was not queued.
@@ -35,10 +39,10 @@ impl JobQueue {
         self.entries.remove(key).is_some()
     }
 
-    /// Up to `max` more jobs, in run order, that `fits` accepts (the rest
-    /// of a batch), taken out of the queue.
-    pub fn take_matching(&mut self, max: usize, mut fits: impl FnMut(&str) -> bool) -> Vec<String> {
-        let keys: Vec<QueueKey> = self.entries.iter().filter(|(_, id)| fits(id)).map(|(k, _)| *k).take(max).collect();
+    /// Up to `max` more jobs of priority `min` or above, in run order, that
+    /// `fits` accepts (the rest of a batch), taken out of the queue.
+    pub fn take_matching(&mut self, max: usize, min: Priority, mut fits: impl FnMut(&str) -> bool) -> Vec<String> {
+        let keys: Vec<QueueKey> = self.entries.iter().take_while(|(k, _)| k.0 .0 >= min).filter(|(_, id)| fits(id)).map(|(k, _)| *k).take(max).collect();
         keys.iter().filter_map(|k| self.entries.remove(k)).collect()
     }
 
@@ -84,10 +88,11 @@ mod tests {
         assert_eq!(q.len_at(Priority::Normal), 2);
         assert!(q.remove(&n2));
         assert!(!q.remove(&n2));
-        assert_eq!(q.pop().as_deref(), Some("c1"));
-        assert_eq!(q.pop().as_deref(), Some("n1"));
-        assert_eq!(q.pop().as_deref(), Some("l1"));
-        assert_eq!(q.pop(), None);
+        assert_eq!(q.pop(Priority::Low).as_deref(), Some("c1"));
+        assert_eq!(q.pop(Priority::High), None, "the urgent lane leaves a normal job");
+        assert_eq!(q.pop(Priority::Low).as_deref(), Some("n1"));
+        assert_eq!(q.pop(Priority::Low).as_deref(), Some("l1"));
+        assert_eq!(q.pop(Priority::Low), None);
     }
 
     #[test]
@@ -96,7 +101,9 @@ mod tests {
         for id in ["a1", "b1", "a2", "a3"] {
             q.push(Priority::Normal, id.into());
         }
-        assert_eq!(q.take_matching(2, |id| id.starts_with('a')), vec!["a1", "a2"]);
+        q.push(Priority::High, "a0".into());
+        assert_eq!(q.take_matching(2, Priority::High, |id| id.starts_with('a')), vec!["a0"], "only urgent ones for the urgent lane");
+        assert_eq!(q.take_matching(2, Priority::Low, |id| id.starts_with('a')), vec!["a1", "a2"]);
         assert_eq!(q.len(), 2);
         assert_eq!(q.drain(), vec!["b1", "a3"]);
         assert!(q.is_empty());

@@ -1,6 +1,8 @@
-//! The prover thread: takes the next job (highest priority, oldest), with
-//! the queued jobs of the same registered proof up to the batch size, and
-//! proves them in one pass of the library's pipeline.
+//! The prover threads: each takes the next job of its lane (highest
+//! priority, oldest), with the queued jobs of the same registered proof up
+//! to the batch size, and proves them in one pass of the library's
+//! pipeline. The urgent lane takes only HIGH and CRITICAL jobs, so a
+//! WinningPoSt starts while a batch of C2s is being proved.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,7 +14,7 @@ use cuzk::post::PostProver;
 use cuzk::update::UpdateProver;
 use log::{debug, info};
 
-use crate::engine::{Inner, RunningBatch, State, Work};
+use crate::engine::{Inner, Lane, RunningBatch, State, Work};
 use crate::job::{CompletedProof, JobState, ProofTimings};
 use crate::provers::AnyProver;
 use crate::registered::CircuitKey;
@@ -35,14 +37,14 @@ struct Proved {
     gpu_compute: Duration,
 }
 
-/// Takes batches until the engine stops.
-pub(crate) fn run(inner: Arc<Inner>) {
+/// Takes batches of `lane`'s jobs until the engine stops.
+pub(crate) fn run(inner: Arc<Inner>, lane: Lane) {
     loop {
         let batch = {
             let mut st = inner.lock();
             loop {
                 if !st.paused {
-                    if let Some(batch) = next_batch(&mut st, inner.config.scheduler.max_batch_size) {
+                    if let Some(batch) = next_batch(&mut st, inner.config.scheduler.max_batch_size, lane) {
                         break batch;
                     }
                 }
@@ -56,14 +58,16 @@ pub(crate) fn run(inner: Arc<Inner>) {
     }
 }
 
-/// The next job and the queued ones of its registered proof, marked running.
-fn next_batch(st: &mut State, max_batch: usize) -> Option<(CircuitKey, Vec<Item>)> {
+/// The next job the lane takes and the queued ones of its registered
+/// proof, marked running.
+fn next_batch(st: &mut State, max_batch: usize, lane: Lane) -> Option<(CircuitKey, Vec<Item>)> {
     let State { jobs, queue, .. } = st;
-    while let Some(first) = queue.pop() {
+    let min = lane.min_priority();
+    while let Some(first) = queue.pop(min) {
         let Some(proof) = jobs.get(&first).and_then(|j| j.proof) else { continue };
         let mut ids = vec![first];
         if max_batch > 1 {
-            ids.extend(queue.take_matching(max_batch - 1, |id| jobs.get(id).is_some_and(|j| j.proof == Some(proof))));
+            ids.extend(queue.take_matching(max_batch - 1, min, |id| jobs.get(id).is_some_and(|j| j.proof == Some(proof))));
         }
         let items: Vec<Item> = ids
             .into_iter()
@@ -98,7 +102,7 @@ fn prove(inner: &Inner, proof: CircuitKey, items: Vec<Item>) {
     };
     // Set by CancelProof (or shutdown) once no job of the batch is wanted.
     let stop = Arc::new(AtomicBool::new(false));
-    inner.lock().running = Some(RunningBatch { jobs: items.iter().map(|i| (i.id.clone(), i.serial)).collect(), stop: stop.clone() });
+    inner.lock().running.push(RunningBatch { jobs: items.iter().map(|i| (i.id.clone(), i.serial)).collect(), stop: stop.clone() });
     let start = Instant::now();
     // A panic in the library must not end the prover thread: the batch
     // fails and the next one runs.
@@ -114,7 +118,7 @@ fn prove(inner: &Inner, proof: CircuitKey, items: Vec<Item>) {
             items.iter().map(|_| Err(format!("internal error: the prover panicked: {why}"))).collect()
         }
     };
-    inner.lock().running = None;
+    inner.lock().running.retain(|b| !Arc::ptr_eq(&b.stop, &stop));
     if stop.load(Ordering::Relaxed) {
         info!("{circuit}: {} job(s) stopped after {:.2?}: every one was cancelled", items.len(), start.elapsed());
     } else {

@@ -10,20 +10,20 @@ mod common;
 #[path = "../../tests/porep/sealing.rs"]
 mod sealing;
 
-use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::time::Instant;
 
+use common::post::{curio_request, prover_id, randomness, replicas, vanilla_proofs, Sector};
 use common::{connect, Client};
 use cuzk::parameters::generate::Generator;
 use cuzk::post::{local_setup, RegisteredPoStProof};
 use cuzk::update::RegisteredUpdateProof;
 use cuzk_daemon::proto::await_proof_response::Status as AwaitStatus;
-use cuzk_daemon::proto::{self as pb, Priority, ProofKind};
+use cuzk_daemon::proto::{self as pb, ProofKind};
 use cuzk_daemon::Daemon;
-use filecoin_proofs_api::post::{generate_fallback_sector_challenges, generate_single_vanilla_proof, verify_window_post, verify_winning_post};
-use filecoin_proofs_api::{PrivateReplicaInfo, PublicReplicaInfo, RegisteredSealProof, SectorId};
+use filecoin_proofs_api::post::{verify_window_post, verify_winning_post};
+use filecoin_proofs_api::{RegisteredSealProof, SectorId};
 use rand::SeedableRng;
 
 const SEAL: RegisteredSealProof = RegisteredSealProof::StackedDrg2KiBV1_1;
@@ -35,12 +35,6 @@ const WINDOW_ABI: u64 = 10;
 const UPDATE: RegisteredUpdateProof = RegisteredUpdateProof::StackedDrg2KiBV1;
 /// Go's `abi.RegisteredUpdateProof` number of UPDATE.
 const UPDATE_ABI: u64 = 0;
-
-struct Sector {
-    id: SectorId,
-    comm_r: [u8; 32],
-    dir: PathBuf,
-}
 
 struct Setup {
     root: PathBuf,
@@ -86,45 +80,16 @@ fn setup() -> &'static Setup {
     })
 }
 
-fn prover_id(miner: u64) -> [u8; 32] {
-    cuzk::porep::prover_id_from_miner(miner)
-}
-
-fn vanilla_proofs(proof: RegisteredPoStProof, sectors: &[&Sector], randomness: &[u8; 32], miner: u64) -> Vec<Vec<u8>> {
-    let ids: Vec<SectorId> = sectors.iter().map(|s| s.id).collect();
-    let challenges = generate_fallback_sector_challenges(proof, randomness, &ids, prover_id(miner)).expect("challenges");
-    sectors
-        .iter()
-        .map(|s| {
-            let replica = PrivateReplicaInfo::new(proof, s.comm_r, s.dir.join("cache"), s.dir.join("sealed"));
-            generate_single_vanilla_proof(proof, s.id, &replica, &challenges[&s.id]).expect("vanilla proof")
-        })
-        .collect()
-}
-
-fn replicas(proof: RegisteredPoStProof, sectors: &[&Sector]) -> BTreeMap<SectorId, PublicReplicaInfo> {
-    sectors.iter().map(|s| (s.id, PublicReplicaInfo::new(proof, s.comm_r))).collect()
-}
-
-/// Curio's request: the kind, Go's registered proof number, the sector
-/// size, the miner, the randomness, one vanilla proof per sector.
-fn curio_request(id: &str, kind: ProofKind, registered_proof: u64, randomness: [u8; 32], vanilla_proofs: Vec<Vec<u8>>, miner: u64) -> pb::SubmitProofRequest {
-    pb::SubmitProofRequest {
-        request_id: id.into(),
-        proof_kind: kind as i32,
-        sector_size: 2048,
-        registered_proof,
-        priority: Priority::Unspecified as i32,
-        vanilla_proofs,
-        miner_id: miner,
-        randomness: randomness.to_vec(),
-        partition_index: 0,
-        ..Default::default()
-    }
-}
-
 async fn start_daemon() -> (Daemon, Client) {
-    let config = common::config(&setup().root, false);
+    start_daemon_on(None).await
+}
+
+/// A daemon listening on `listen` (`None`: loopback TCP).
+async fn start_daemon_on(listen: Option<String>) -> (Daemon, Client) {
+    let mut config = common::config(&setup().root, false);
+    if let Some(listen) = listen {
+        config.daemon.listen = listen;
+    }
     let daemon = Daemon::start(&config).await.expect("daemon");
     let client = connect(&daemon).await;
     (daemon, client)
@@ -142,8 +107,7 @@ fn status_of(r: &pb::AwaitProofResponse) -> AwaitStatus {
 async fn winning_and_window_posts_over_grpc_are_accepted_by_filecoin_proofs() {
     let setup = setup();
     let (daemon, mut client) = start_daemon().await;
-    let mut randomness: [u8; 32] = rand::random();
-    randomness[31] &= 0x3f;
+    let randomness = randomness();
     let sectors: Vec<&Sector> = setup.sectors.iter().collect();
 
     let vanilla = vanilla_proofs(WINNING, &sectors[..1], &randomness, setup.miner);
@@ -188,6 +152,16 @@ async fn winning_and_window_posts_over_grpc_are_accepted_by_filecoin_proofs() {
     let preloaded = client.preload_srs(pb::PreloadSrsRequest { circuit_id: "WPOST-2K".into() }).await.unwrap().into_inner();
     assert!(!preloaded.already_loaded, "{preloaded:?}");
     daemon.shutdown().await.unwrap();
+
+    // Over a unix socket, after an eviction: the prover rebuilt on demand.
+    let socket = setup.root.join(format!("cuzk-{}.sock", std::process::id()));
+    let (daemon, mut client) = start_daemon_on(Some(format!("unix://{}", socket.display()))).await;
+    client.evict_srs(pb::EvictSrsRequest { circuit_id: "wpost-2k".into() }).await.unwrap();
+    let answer = prove(&mut client, curio_request("unix", ProofKind::WindowPostPartition, WINDOW_ABI, randomness, vanilla_proofs(WINDOW, &sectors, &randomness, setup.miner), setup.miner)).await;
+    assert_eq!(status_of(&answer), AwaitStatus::Completed, "{}", answer.error_message);
+    assert!(verify_window_post(&randomness, &[(WINDOW, &answer.proof)], &replicas(WINDOW, &sectors), prover_id(setup.miner)).unwrap(), "a proof over a unix socket verifies");
+    daemon.shutdown().await.unwrap();
+    assert!(!socket.exists(), "the socket is removed at shutdown");
 }
 
 /// Load: 50 WindowPoSt partitions (real proofs, each checked with
@@ -273,12 +247,31 @@ fn snap_request(id: &str, snap: &sealing::UpdatedSector) -> pb::SubmitProofReque
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_snap_deals_update_over_grpc_is_accepted_by_filecoin_proofs() {
+async fn a_snap_deals_update_over_grpc_is_accepted_and_a_winning_post_overtakes_it() {
     let setup = setup();
     let (daemon, mut client) = start_daemon().await;
     let snap = &setup.snap;
     let t = Instant::now();
-    let answer = prove(&mut client, snap_request("snap", snap)).await;
+    let job = client.submit_proof(snap_request("snap", snap)).await.unwrap().into_inner().job_id;
+    // The update is a NORMAL job; a WinningPoSt (CRITICAL) submitted while
+    // it runs takes the urgent lane and is answered before it (on one
+    // prover thread it would wait for the update's ~17 s on 2 cores).
+    loop {
+        let state = client.await_proof(pb::AwaitProofRequest { job_id: job.clone(), timeout_ms: 50 }).await.unwrap().into_inner();
+        assert_eq!(status_of(&state), AwaitStatus::Timeout, "{}", state.error_message);
+        if state.error_message.starts_with("still running") {
+            break;
+        }
+    }
+    let randomness = randomness();
+    let sectors: Vec<&Sector> = setup.sectors.iter().take(1).collect();
+    let winning = prove(&mut client, curio_request("winning-during-snap", ProofKind::WinningPost, WINNING_ABI, randomness, vanilla_proofs(WINNING, &sectors, &randomness, setup.miner), setup.miner)).await;
+    println!("WinningPoSt while the update runs: {} ms total, {} ms in the queue", winning.total_ms, winning.queue_wait_ms);
+    assert_eq!(status_of(&winning), AwaitStatus::Completed, "{}", winning.error_message);
+    assert!(verify_winning_post(&randomness, &winning.proof, &replicas(WINNING, &sectors), prover_id(setup.miner)).unwrap(), "verify_winning_post accepts it");
+    let state = client.await_proof(pb::AwaitProofRequest { job_id: job.clone(), timeout_ms: 1 }).await.unwrap().into_inner();
+    assert!(state.error_message.starts_with("still running"), "the update is still being proved: {}", state.error_message);
+    let answer = client.await_proof(pb::AwaitProofRequest { job_id: job, timeout_ms: 0 }).await.unwrap().into_inner();
     println!("SnapDeals update over gRPC in {:.2?}: {} ms total, {} ms prover load", t.elapsed(), answer.total_ms, answer.srs_load_ms);
     assert_eq!(status_of(&answer), AwaitStatus::Completed, "{}", answer.error_message);
     let verify = |comm_d_new: [u8; 32]| filecoin_proofs_api::update::verify_empty_sector_update_proof(UPDATE, &answer.proof, snap.comm_r_old, snap.comm_r_new, comm_d_new).unwrap_or(false);

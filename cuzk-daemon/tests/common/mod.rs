@@ -2,6 +2,8 @@
 //! same proto, over TCP or a unix socket.
 #![allow(dead_code)]
 
+pub mod post;
+
 use std::path::{Path, PathBuf};
 
 use cuzk_daemon::config::BackendChoice;
