@@ -46,16 +46,49 @@ pub const fn coeff(entry: u64) -> u32 {
 /// 16-byte aligned and unchanged while the kernel runs.
 #[inline(always)]
 pub unsafe fn eval_row(row_start: *const u32, entries: *const u64, coeffs: *const u64, z: *const u64, row: usize) -> Fr {
-    let (begin, end) = (*row_start.add(row) as usize, *row_start.add(row + 1) as usize);
+    let (begin, end) = row_range(row_start, row);
     let mut acc = Fr::ZERO;
     for k in begin..end {
-        let e = *entries.add(k);
-        let value = Fr::load_readonly(z.add(column(e) as usize * FR_LIMBS));
-        acc = match coeff(e) {
-            COEFF_ONE => acc + value,
-            COEFF_MINUS_ONE => acc - value,
-            c => acc + Fr::load_readonly(coeffs.add(c as usize * FR_LIMBS)) * value,
-        };
+        acc = add_entry(acc, *entries.add(k), coeffs, z);
     }
     acc
+}
+
+/// The entries of row `row`: `row_start[row]..row_start[row + 1]`.
+///
+/// # Safety
+/// `row_start` must hold `row + 2` offsets.
+#[inline(always)]
+pub unsafe fn row_range(row_start: *const u32, row: usize) -> (usize, usize) {
+    (*row_start.add(row) as usize, *row_start.add(row + 1) as usize)
+}
+
+/// `acc` plus one entry's term, its coefficient times its variable of z.
+///
+/// # Safety
+/// As for [`eval_row`], for this entry.
+#[inline(always)]
+pub unsafe fn add_entry(acc: Fr, e: u64, coeffs: *const u64, z: *const u64) -> Fr {
+    let value = Fr::load_readonly(z.add(column(e) as usize * FR_LIMBS));
+    match coeff(e) {
+        COEFF_ONE => acc + value,
+        COEFF_MINUS_ONE => acc - value,
+        c => acc + Fr::load_readonly(coeffs.add(c as usize * FR_LIMBS)) * value,
+    }
+}
+
+/// Rows longer than this are evaluated by a whole warp
+/// (`r1cs_long_rows`), not one thread: a real circuit's few long rows
+/// (bellperson's `MultiEq` packs hundreds of bit terms with power-of-two
+/// coefficients into one constraint) otherwise hold up 31 idle lanes each.
+pub const LONG_ROW: u32 = 32;
+
+/// Whether row `row` is left to the warps.
+///
+/// # Safety
+/// As for [`row_range`].
+#[inline(always)]
+pub unsafe fn is_long_row(row_start: *const u32, row: usize) -> bool {
+    let (begin, end) = row_range(row_start, row);
+    end - begin > LONG_ROW as usize
 }

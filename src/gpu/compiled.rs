@@ -5,7 +5,10 @@
 //! One buffer holds, in u64 words: the coefficient table (Montgomery form,
 //! as blstrs keeps it), then per matrix its row offsets (u32, padded to a
 //! word) and entries, then the three density bitmaps, which are copied
-//! into a slot device to device instead of being uploaded per proof.
+//! into a slot device to device instead of being uploaded per proof, then
+//! per matrix the indices of its long rows (u32), which a warp evaluates
+//! each (a real PoRep partition's a·b·c took 112 ms with a thread per row,
+//! its few long rows holding up whole warps).
 
 use cust::memory::DevicePointer;
 use cust::stream::Stream;
@@ -15,8 +18,9 @@ use super::elementwise::scalar_limbs;
 use super::launch::{kernel_args, launch_elementwise};
 use super::slot_layout::FR_WORDS;
 use super::{gpu_err, sys_check, GpuDevice};
-use crate::compiled::CompiledCircuit;
+use crate::compiled::{CompiledCircuit, SparseRows};
 use crate::error::ProverError;
+use cuzk_kernels::r1cs::LONG_ROW;
 
 /// Word offsets of one matrix in the buffer.
 #[derive(Clone, Copy, Debug)]
@@ -31,11 +35,18 @@ pub(crate) struct GpuCompiled {
     matrices: [MatrixAt; 3],
     /// A-aux, B-aux, B-input bitmaps (the slot's order) and their words.
     densities: [(usize, usize); 3],
+    /// Per matrix, where its long rows' indices are and how many.
+    long: [(usize, u32); 3],
     rows: usize,
 }
 
+/// The rows of `m` longer than `LONG_ROW` entries.
+fn long_rows(m: &SparseRows) -> Vec<u32> {
+    m.row_start().windows(2).enumerate().filter(|(_, w)| w[1] - w[0] > LONG_ROW).map(|(i, _)| i as u32).collect()
+}
+
 /// Where everything goes, and the total words.
-fn layout(c: &CompiledCircuit) -> (usize, [MatrixAt; 3], [(usize, usize); 3], usize) {
+fn layout(c: &CompiledCircuit, long: &[Vec<u32>; 3]) -> (usize, [MatrixAt; 3], [(usize, usize); 3], [(usize, u32); 3], usize) {
     let mut at = c.coefficients().len() * FR_WORDS;
     let matrices = c.matrices().each_ref().map(|m| {
         let row_start = at;
@@ -49,19 +60,25 @@ fn layout(c: &CompiledCircuit) -> (usize, [MatrixAt; 3], [(usize, usize); 3], us
         at += d.words().len();
         place
     });
-    (0, matrices, densities, at)
+    let long = long.each_ref().map(|rows| {
+        let place = (at, rows.len() as u32);
+        at += rows.len().div_ceil(2);
+        place
+    });
+    (0, matrices, densities, long, at)
 }
 
 impl GpuCompiled {
     /// Bytes it takes in VRAM (the VRAM budget).
     pub fn words(c: &CompiledCircuit) -> usize {
-        layout(c).3
+        layout(c, &c.matrices().each_ref().map(long_rows)).4
     }
 
     /// Uploads `c` to `gpu` (blocking; at prover build).
     pub fn upload(gpu: &GpuDevice, c: &CompiledCircuit) -> Result<Self, ProverError> {
         gpu.bind()?;
-        let (coeffs_at, matrices, densities, words) = layout(c);
+        let long_lists = c.matrices().each_ref().map(long_rows);
+        let (coeffs_at, matrices, densities, long, words) = layout(c, &long_lists);
         // SAFETY: u64 has no invalid bit patterns; every word the kernels
         // read is written below.
         let raw = unsafe { cust::memory::DeviceBuffer::<u64>::uninitialized(words.max(1)) }.map_err(|e| gpu_err("reserve compiled circuit", e))?;
@@ -83,7 +100,10 @@ impl GpuCompiled {
         for (d, &(at, _)) in [a_aux, b_aux, b_input].iter().zip(&densities) {
             copy(at, bytemuck::cast_slice(d.words()))?;
         }
-        Ok(GpuCompiled { buf, coeffs_at, matrices, densities, rows: c.constraints() })
+        for (rows, &(at, _)) in long_lists.iter().zip(&long) {
+            copy(at, bytemuck::cast_slice(rows))?;
+        }
+        Ok(GpuCompiled { buf, coeffs_at, matrices, densities, long, rows: c.constraints() })
     }
 
     /// Rows (constraints, the input rows included).
@@ -129,10 +149,18 @@ impl GpuCompiled {
         }
         let mut coeffs = self.at(self.coeffs_at);
         let mut z = z;
-        for (m, mut dst) in self.matrices.iter().zip(out) {
+        for ((m, &(long_at, mut count)), mut dst) in self.matrices.iter().zip(&self.long).zip(out) {
             let (mut row_start, mut entries) = (self.at(m.row_start), self.at(m.entries));
-            let args = kernel_args![row_start, entries, coeffs, z, dst, rows, n];
+            let mut skip_long = u32::from(count > 0);
+            let args = kernel_args![row_start, entries, coeffs, z, dst, rows, n, skip_long];
             launch_elementwise(&gpu.module, stream, "r1cs_rows", n, &args)?;
+            if count > 0 {
+                // A warp per long row; the same stream orders it after the
+                // short rows (it writes only its own rows).
+                let mut long_rows = self.at(long_at).cast::<u32>();
+                let args = kernel_args![row_start, entries, coeffs, z, dst, long_rows, count];
+                launch_elementwise(&gpu.module, stream, "r1cs_long_rows", count.saturating_mul(32), &args)?;
+            }
         }
         Ok(())
     }

@@ -23,6 +23,7 @@
 //! verifying key `verify_seal` reads) with cuzk's generator, for tests and
 //! private networks.
 
+#[cfg(any(feature = "post", feature = "update"))]
 mod built_prover;
 mod c1;
 pub mod circuit_cache;
@@ -40,7 +41,9 @@ pub use circuits::{check_replica_id, prover_id_from_miner, sector_circuits, sect
 pub use error::PorepError;
 pub use seal_prover::{compiled_circuit, NATIVE_SYNTHESIS_THREADS, default_params_file, parameter_identifier, SealProof, SealProver, SealProverConfig, SealRequest};
 pub use setup::{local_setup, local_setup_of, LocalSetup};
+#[cfg(any(feature = "post", feature = "update"))]
 pub(crate) use built_prover::{build_prover, BuildError, BuiltProver};
+#[cfg(any(feature = "post", feature = "update"))]
 pub(crate) use setup::write_setup;
 pub(crate) use shape::with_tree;
 pub use shape::{check_supported, parse_sector_size, registered_proof_for, sector_bytes, sector_size_name, NativeCircuit, NativeShape, PorepCircuit, ShapeTree, SECTOR_SIZES};
