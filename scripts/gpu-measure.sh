@@ -3,7 +3,7 @@
 # scripts/gpu-bundle.sh: the GPU tests, then the benches (arithmetic with
 # every multiplication variant, MSM with every register-cap variant, NTT).
 # Usage: scripts/gpu-measure.sh [tests] [arith] [msm] [msm-tables] [msm-windows] [ntt]
-# [ntt-variants] [ncu] [partition] [compiled] [porep] [c2] [params-gen] [overlap] [small-overlap] [sharing-sweep] [soak] [sanitize]
+# [ntt-variants] [ncu] [partition] [compiled] [porep] [c2] [params-gen] [daemon] [peers] [overlap] [small-overlap] [sharing-sweep] [soak] [sanitize]
 # (default: tests arith msm ntt). GPU_TESTS="gpu_ntt
 # gpu_msm:g2_large" limits the tests to those binaries / filters.
 # Writes logs to ${OUT:-/tmp/cuzk-out}.
@@ -132,6 +132,38 @@ if want params-gen; then
   rm -rf /tmp/fp /dev/shm/cc
   .gpu/bin/test-porep_local_setup_gpu --nocapture 2>&1 | tee -a "$out/params-gen-tests.txt"
   echo "params-gen done at $(( $(date +%s) - t0 )) s"
+fi
+if want daemon; then
+  # The daemon against the library on 3 synthetic 32 GiB sectors, and a
+  # WinningPoSt while a C2 runs with and without the urgent lane
+  # (cuzk-daemon/tests/gpu_daemon.rs: the real circuit recorded and its
+  # parameters made on the GPU, 55 GB on disk; ~7 min); then one sector on
+  # one worker with the same files, each partition's phases logged.
+  export CUZK_BENCH_DIR=/tmp/cuzk-daemon-bench
+  .gpu/bin/test-gpu_daemon --nocapture 2>&1 | grep -vE "DEBUG|TRACE" | tee "$out/daemon.txt"
+  CUZK_CIRCUIT_CACHE=$CUZK_BENCH_DIR/circuits FIL_PROOFS_PARAMETER_CACHE=$CUZK_BENCH_DIR/parameters RUST_LOG=cuzk=debug \
+    .gpu/bin/porep_c2 --synthetic 32GiB --sectors 1 --workers 1 --backend gpu > "$out/c2-one-worker.txt" 2>&1
+  grep -vE "DEBUG" "$out/c2-one-worker.txt" | tail -20
+  rm -rf "$CUZK_BENCH_DIR"
+  echo "daemon done at $(( $(date +%s) - t0 )) s"
+fi
+if want peers; then
+  # SupraSeal C2 against cuzk on one partition-shaped proof and one random
+  # parameter file (47 GB; peers/, built by scripts/peers-bundle.sh):
+  # SupraSeal's SRS load, one circuit per call and two, cuzk's first proof
+  # with the same r, s compared bit for bit; then cuzk's steady state with
+  # 1 and 2 workers on the same file and assignment (~4 min).
+  p=/tmp/peer-32g.params
+  .gpu/bin/peer_partition --params $p --proofs 3 --batch 2 2>&1 | tee "$out/peers.txt"
+  .gpu/bin/bench-gpu_partition --params-file $p --proofs 5 --workers 1,2 2>&1 | tee -a "$out/peers.txt"
+  .gpu/bin/bench-gpu_partition --params-file $p --compiled --proofs 5 --workers 1,2 2>&1 | tee -a "$out/peers.txt"
+  rm -f $p
+  # Real 2 KiB and 8 MiB sectors: filecoin-proofs' C2 with SupraSeal, with
+  # bellperson's CUDA prover and on the CPU, against cuzk's (~3 min).
+  .gpu/bin/test-peer_c2 2>&1 | tee -a "$out/peers.txt"
+  .gpu/bin/test-peer_c2_bellperson 2>&1 | tee -a "$out/peers.txt"
+  BELLMAN_NO_GPU=1 .gpu/bin/test-peer_c2_bellperson 2>&1 | tee -a "$out/peers.txt"
+  echo "peers done at $(( $(date +%s) - t0 )) s"
 fi
 if want overlap; then
   # Workers sharing one GPU at a whole 32 GiB partition: 1 then 2 workers on
