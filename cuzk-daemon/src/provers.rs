@@ -84,9 +84,11 @@ pub struct ProverCache {
     config: SealProverConfig,
     param_cache: Option<PathBuf>,
     entries: Mutex<HashMap<CircuitKey, Entry>>,
-    // One build at a time: two would read the same parameter file twice
-    // and hold its bases twice.
-    building: Mutex<()>,
+    // One build at a time per registered proof (two would read the same
+    // parameter file twice and hold its bases twice); different proofs
+    // build side by side, so a WinningPoSt's prover never waits for a
+    // C2 prover's build (minutes at 32 GiB when its circuit is recorded).
+    building: Mutex<HashMap<CircuitKey, Arc<Mutex<()>>>>,
 }
 
 /// A prover lent to a batch of proofs; eviction waits for it back.
@@ -117,7 +119,7 @@ impl ProverCache {
     /// A cache building provers with `config`; parameter files are looked
     /// for in `param_cache` when set (else filecoin-proofs' cache).
     pub fn new(config: SealProverConfig, param_cache: Option<PathBuf>) -> Self {
-        ProverCache { config, param_cache, entries: Mutex::new(HashMap::new()), building: Mutex::new(()) }
+        ProverCache { config, param_cache, entries: Mutex::new(HashMap::new()), building: Mutex::new(HashMap::new()) }
     }
 
     fn lock(&self) -> MutexGuard<'_, HashMap<CircuitKey, Entry>> {
@@ -145,7 +147,8 @@ impl ProverCache {
         if let Some(prover) = self.lock().get(&proof).and_then(|e| e.prover.clone()) {
             return Ok((prover, true));
         }
-        let _building = self.building.lock().unwrap_or_else(|e| e.into_inner());
+        let build_lock = self.building.lock().unwrap_or_else(|e| e.into_inner()).entry(proof).or_default().clone();
+        let _building = build_lock.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(prover) = self.lock().get(&proof).and_then(|e| e.prover.clone()) {
             return Ok((prover, true));
         }
