@@ -40,13 +40,24 @@ pub(crate) struct GpuCompiled {
     rows: usize,
 }
 
+/// Per matrix, the rows longer than `LONG_ROW` entries: found once per
+/// prover (a pass over every row offset), for the VRAM budget and for
+/// each device's upload.
+pub(crate) struct LongRows([Vec<u32>; 3]);
+
+impl LongRows {
+    pub fn of(c: &CompiledCircuit) -> Self {
+        LongRows(c.matrices().each_ref().map(long_rows))
+    }
+}
+
 /// The rows of `m` longer than `LONG_ROW` entries.
 fn long_rows(m: &SparseRows) -> Vec<u32> {
     m.row_start().windows(2).enumerate().filter(|(_, w)| w[1] - w[0] > LONG_ROW).map(|(i, _)| i as u32).collect()
 }
 
 /// Where everything goes, and the total words.
-fn layout(c: &CompiledCircuit, long: &[Vec<u32>; 3]) -> (usize, [MatrixAt; 3], [(usize, usize); 3], [(usize, u32); 3], usize) {
+fn layout(c: &CompiledCircuit, long: &LongRows) -> (usize, [MatrixAt; 3], [(usize, usize); 3], [(usize, u32); 3], usize) {
     let mut at = c.coefficients().len() * FR_WORDS;
     let matrices = c.matrices().each_ref().map(|m| {
         let row_start = at;
@@ -60,7 +71,7 @@ fn layout(c: &CompiledCircuit, long: &[Vec<u32>; 3]) -> (usize, [MatrixAt; 3], [
         at += d.words().len();
         place
     });
-    let long = long.each_ref().map(|rows| {
+    let long = long.0.each_ref().map(|rows| {
         let place = (at, rows.len() as u32);
         at += rows.len().div_ceil(2);
         place
@@ -70,15 +81,15 @@ fn layout(c: &CompiledCircuit, long: &[Vec<u32>; 3]) -> (usize, [MatrixAt; 3], [
 
 impl GpuCompiled {
     /// Bytes it takes in VRAM (the VRAM budget).
-    pub fn words(c: &CompiledCircuit) -> usize {
-        layout(c, &c.matrices().each_ref().map(long_rows)).4
+    pub fn words(c: &CompiledCircuit, long: &LongRows) -> usize {
+        layout(c, long).4
     }
 
-    /// Uploads `c` to `gpu` (blocking; at prover build).
-    pub fn upload(gpu: &GpuDevice, c: &CompiledCircuit) -> Result<Self, ProverError> {
+    /// Uploads `c`, whose long rows are `long_lists`, to `gpu` (blocking;
+    /// at prover build).
+    pub fn upload(gpu: &GpuDevice, c: &CompiledCircuit, long_lists: &LongRows) -> Result<Self, ProverError> {
         gpu.bind()?;
-        let long_lists = c.matrices().each_ref().map(long_rows);
-        let (coeffs_at, matrices, densities, long, words) = layout(c, &long_lists);
+        let (coeffs_at, matrices, densities, long, words) = layout(c, long_lists);
         // SAFETY: u64 has no invalid bit patterns; every word the kernels
         // read is written below.
         let raw = unsafe { cust::memory::DeviceBuffer::<u64>::uninitialized(words.max(1)) }.map_err(|e| gpu_err("reserve compiled circuit", e))?;
@@ -100,7 +111,7 @@ impl GpuCompiled {
         for (d, &(at, _)) in [a_aux, b_aux, b_input].iter().zip(&densities) {
             copy(at, bytemuck::cast_slice(d.words()))?;
         }
-        for (rows, &(at, _)) in long_lists.iter().zip(&long) {
+        for (rows, &(at, _)) in long_lists.0.iter().zip(&long) {
             copy(at, bytemuck::cast_slice(rows))?;
         }
         Ok(GpuCompiled { buf, coeffs_at, matrices, densities, long, rows: c.constraints() })

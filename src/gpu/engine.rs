@@ -33,7 +33,7 @@ use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, DevicePo
 use cust::stream::{Stream, StreamFlags};
 use log::{debug, info};
 
-use super::compiled::GpuCompiled;
+use super::compiled::{GpuCompiled, LongRows};
 use super::compute_order::{ComputeOrder, Marker};
 
 use super::elementwise::scalar_limbs;
@@ -77,7 +77,7 @@ struct DeviceShared {
 }
 
 impl DeviceShared {
-    fn new(gpu: &GpuDevice, params: &ParamsSource, ntt: TableLayout, compiled: Option<&CompiledCircuit>, timeout: Option<Duration>) -> Result<Self, ProverError> {
+    fn new(gpu: &GpuDevice, params: &ParamsSource, ntt: TableLayout, compiled: Option<(&CompiledCircuit, &LongRows)>, timeout: Option<Duration>) -> Result<Self, ProverError> {
         let start = Instant::now();
         let [h, l, a, b_g1, b_g2] = match params {
             ParamsSource::Host(p) => [
@@ -98,7 +98,7 @@ impl DeviceShared {
         let from = if matches!(params, ParamsSource::File(_)) { "the parameter file (decoded and checked on the GPU)" } else { "host parameters" };
         info!("GPU {}: {:.2} GB of bases from {from} in {took:.2} s ({:.1} GB/s)", gpu.ordinal, bytes as f64 / 1e9, bytes as f64 / 1e9 / took.max(1e-9));
         Ok(DeviceShared {
-            compiled: compiled.map(|c| GpuCompiled::upload(gpu, c)).transpose()?,
+            compiled: compiled.map(|(c, long)| GpuCompiled::upload(gpu, c, long)).transpose()?,
             ntt: GpuNtt::with_layout(gpu, ntt)?,
             h,
             l,
@@ -317,7 +317,8 @@ impl GpuEngine {
             .try_fold(0, |max, plan| plan.map(|p| p.scratch_words().max(max)))
             .map_err(|e| ProverError::Config(format!("MSM plan: {e}")))?;
         let ntt_layout = GpuNtt::layout(layout.ntt_log(), config.ntt_row_twiddles)?;
-        let compiled_words = compiled.map_or(0, GpuCompiled::words);
+        let compiled = compiled.map(|c| (c, LongRows::of(c)));
+        let compiled_words = compiled.as_ref().map_or(0, |(c, long)| GpuCompiled::words(c, long));
         let budget = VramBudget::new(&lengths, &layout, ntt_layout, arena_words, compiled_words, config.workers_per_device);
         let serial_compute = config.compute_sharing.serial(layout.ntt_log());
         // Built up in place, so that an error half way frees what was
@@ -357,7 +358,7 @@ impl GpuEngine {
                     ),
                 });
             }
-            engine.shared.push(DeviceShared::new(gpu, params, ntt_layout, compiled, config.gpu_timeout)?);
+            engine.shared.push(DeviceShared::new(gpu, params, ntt_layout, compiled.as_ref().map(|(c, long)| (*c, long)), config.gpu_timeout)?);
             engine.lost.push(Mutex::new(None));
             for _ in 0..config.workers_per_device {
                 // SAFETY: u64 has no invalid bit patterns; pre-stage writes
