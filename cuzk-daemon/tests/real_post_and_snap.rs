@@ -252,11 +252,8 @@ async fn a_snap_deals_update_over_grpc_is_accepted_and_a_winning_post_overtakes_
     let (daemon, mut client) = start_daemon().await;
     let snap = &setup.snap;
     let t = Instant::now();
-    // Both provers loaded first, so that what is timed below is the two
-    // proofs: the update, a NORMAL job, then a WinningPoSt (CRITICAL)
-    // submitted while it runs, which takes the urgent lane and is answered
-    // before it (on one prover thread it would wait for the update's ~17 s
-    // on 2 cores; the WinningPoSt takes ~3 s).
+    // Both provers loaded first. The update is a NORMAL job; a WinningPoSt
+    // (CRITICAL) submitted while it runs takes the urgent lane.
     for circuit_id in ["snap-2k", "winning-2k"] {
         client.preload_srs(pb::PreloadSrsRequest { circuit_id: circuit_id.into() }).await.unwrap();
     }
@@ -270,12 +267,25 @@ async fn a_snap_deals_update_over_grpc_is_accepted_and_a_winning_post_overtakes_
     }
     let randomness = randomness();
     let sectors: Vec<&Sector> = setup.sectors.iter().take(1).collect();
-    let winning = prove(&mut client, curio_request("winning-during-snap", ProofKind::WinningPost, WINNING_ABI, randomness, vanilla_proofs(WINNING, &sectors, &randomness, setup.miner), setup.miner)).await;
+    let request = curio_request("winning-during-snap", ProofKind::WinningPost, WINNING_ABI, randomness, vanilla_proofs(WINNING, &sectors, &randomness, setup.miner), setup.miner);
+    let winning_job = client.submit_proof(request).await.unwrap().into_inner().job_id;
+    // The WinningPoSt starts while the update is still being proved (on
+    // one prover thread it stays queued until the update is done). Not a
+    // race of the two proofs' speeds: its start takes milliseconds, the
+    // update seconds.
+    loop {
+        let state = client.await_proof(pb::AwaitProofRequest { job_id: winning_job.clone(), timeout_ms: 20 }).await.unwrap().into_inner();
+        if status_of(&state) == AwaitStatus::Completed || state.error_message.starts_with("still running") {
+            break;
+        }
+        assert!(state.error_message.starts_with("still queued"), "{}", state.error_message);
+    }
+    let state = client.await_proof(pb::AwaitProofRequest { job_id: job.clone(), timeout_ms: 1 }).await.unwrap().into_inner();
+    assert!(state.error_message.starts_with("still running"), "the update is still being proved when the WinningPoSt starts: {}", state.error_message);
+    let winning = client.await_proof(pb::AwaitProofRequest { job_id: winning_job, timeout_ms: 0 }).await.unwrap().into_inner();
     println!("WinningPoSt while the update runs: {} ms total, {} ms in the queue", winning.total_ms, winning.queue_wait_ms);
     assert_eq!(status_of(&winning), AwaitStatus::Completed, "{}", winning.error_message);
     assert!(verify_winning_post(&randomness, &winning.proof, &replicas(WINNING, &sectors), prover_id(setup.miner)).unwrap(), "verify_winning_post accepts it");
-    let state = client.await_proof(pb::AwaitProofRequest { job_id: job.clone(), timeout_ms: 1 }).await.unwrap().into_inner();
-    assert!(state.error_message.starts_with("still running"), "the update is still being proved: {}", state.error_message);
     let answer = client.await_proof(pb::AwaitProofRequest { job_id: job, timeout_ms: 0 }).await.unwrap().into_inner();
     println!("SnapDeals update over gRPC in {:.2?}: {} ms total, {} ms prover load", t.elapsed(), answer.total_ms, answer.srs_load_ms);
     assert_eq!(status_of(&answer), AwaitStatus::Completed, "{}", answer.error_message);
