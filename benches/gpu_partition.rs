@@ -9,7 +9,7 @@
 //! Usage: `bench-gpu_partition [--constraints N] [--aux N] [--inputs N]
 //! [--proofs N] [--workers N[,N…]] [--pinned N] [--sharing auto|serial|interleaved]
 //! [--compiled] [--raw-witness] [--synthesis N] [--params-file PATH]
-//! [--devices N[,N…]]` (default: GPU 0).
+//! [--devices N[,N…]] [--vram-limit GiB[,GiB…]]` (default: GPU 0).
 //! For each worker count (default 1 and 2, one prover after the other on
 //! the same inputs) it prints two proofs on their own (per-phase timings),
 //! then, with `--proofs` > 1, that many proofs pipelined over the workers:
@@ -32,7 +32,10 @@
 //! synthetic PoRep circuit of N constraints. `--params-file PATH` takes the
 //! random bases from a parameter file in bellperson's format instead of
 //! making them in host memory (written first if missing), loaded straight
-//! to the GPU by each prover (`cuzk::ParamsFile`).
+//! to the GPU by each prover (`cuzk::ParamsFile`). `--vram-limit` builds
+//! the provers within each budget in turn (`ProverConfig::vram_limit`: a
+//! large GPU standing in for smaller ones): each prints its plan, and each
+//! proof the bases it streamed and the copy engine's time for them.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -79,6 +82,7 @@ struct Args {
     synthesis: usize,
     params_file: Option<std::path::PathBuf>,
     devices: Vec<usize>,
+    vram_limits: Vec<Option<u64>>,
 }
 
 fn parse_args() -> Args {
@@ -95,6 +99,7 @@ fn parse_args() -> Args {
         synthesis: 0,
         params_file: None,
         devices: vec![0],
+        vram_limits: vec![None],
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -112,6 +117,7 @@ fn parse_args() -> Args {
             "--synthesis" => args.synthesis = number(&value()),
             "--params-file" => args.params_file = Some(value().into()),
             "--devices" => args.devices = value().split(',').map(number).collect(),
+            "--vram-limit" => args.vram_limits = value().split(',').map(|g| Some(number(g) as u64 * (1 << 30))).collect(),
             "--sharing" => {
                 args.sharing = match value().as_str() {
                     "auto" => ComputeSharing::Auto,
@@ -165,9 +171,11 @@ fn main() {
         }
     };
     println!("host memory per in-flight proof (its witness buffer): {:.2} GB", source.bytes() as f64 / 1e9);
+    for &limit in &args.vram_limits {
     let mut steady = Vec::new();
     for &workers in &args.workers {
         let config = ProverConfig {
+            vram_limit: limit,
             backend: Backend::Gpu,
             workers_per_device: workers,
             devices: args.devices.clone(),
@@ -186,6 +194,9 @@ fn main() {
         }
         .expect("prover");
         println!("\n== {workers} worker(s): prover ready in {:.1?} (bases uploaded, {} worker slot(s))", t.elapsed(), prover.workers());
+        if let Some(plan) = prover.vram_plan() {
+            println!("VRAM plan{}: {plan}", limit.map_or(String::new(), |l| format!(" within {} GiB", l >> 30)));
+        }
         alone(&prover, &source);
         if args.proofs > 1 {
             steady.push((workers, pipelined(&prover, &source, args.proofs)));
@@ -193,6 +204,7 @@ fn main() {
     }
     if let [(w1, one), .., (wn, many)] = steady[..] {
         println!("\nsteady state: {wn} worker(s) {:.3} s per proof against {w1}: {:.3} s ({:.2}x)", many, one, one / many);
+    }
     }
 }
 
@@ -263,11 +275,13 @@ fn alone(prover: &Prover, source: &Source) {
         let staged = prover.prestage(job).expect("prestage");
         let (_proof, timings) = prover.compute_timed(staged).expect("compute");
         println!(
-            "proof alone #{k}: {timings} (wall {:.3?}; witness {} in {copied:.3?}; upload {:.3} GB at {:.1} GB/s)",
+            "proof alone #{k}: {timings} (wall {:.3?}; witness {} in {copied:.3?}; upload {:.3} GB at {:.1} GB/s; bases streamed {:.2} GB, copies {:.3?})",
             t.elapsed(),
             if pooled { "copied into a pinned buffer" } else { "cloned (no free pinned buffer)" },
             timings.upload_bytes as f64 / 1e9,
-            timings.upload_bytes as f64 / timings.upload.as_secs_f64().max(1e-9) / 1e9
+            timings.upload_bytes as f64 / timings.upload.as_secs_f64().max(1e-9) / 1e9,
+            timings.bases_streamed as f64 / 1e9,
+            timings.bases_copy
         );
     }
 }
@@ -313,18 +327,22 @@ fn pipelined(prover: &Prover, source: &Source, proofs: usize) -> f64 {
     let (first, last) = (finished(&done[0]), finished(&done[done.len() - 1]));
     let interval = (last - first).as_secs_f64() / (done.len() - 1) as f64;
     let gpu_after_first: Duration = done[1..].iter().map(PhaseTimings::device_compute).sum();
-    let copy: Duration = done.iter().map(|t| t.upload).sum();
+    let copy: Duration = done.iter().map(|t| t.upload + t.bases_copy).sum();
+    let link_bytes = done.iter().map(|t| t.upload_bytes + t.bases_streamed).sum::<usize>() as f64 / done.len() as f64;
     let compute_mean = done.iter().map(PhaseTimings::device_compute).sum::<Duration>().as_secs_f64() / done.len() as f64;
     println!(
         "pipelined: {proofs} proofs over {} worker(s) in {wall:.3?} ({:.3} s per proof); steady state {interval:.3} s per proof \
          ({:.3}x the mean GPU compute of {compute_mean:.3} s); GPU busy {:.1}% after the first proof; copy engine busy {:.1}%; \
-         {} job(s) without a free pinned buffer",
+         {} job(s) without a free pinned buffer; {:.2} GB over the link per proof (bases {:.2} GB): {:.3} s at PCIe 4.0 x16's 25 GB/s",
         prover.workers(),
         wall.as_secs_f64() / proofs as f64,
         interval / compute_mean,
         100.0 * gpu_after_first.as_secs_f64() / (last - first).as_secs_f64(),
         100.0 * copy.as_secs_f64() / wall.as_secs_f64(),
-        plain.load(Ordering::Relaxed)
+        plain.load(Ordering::Relaxed),
+        link_bytes / 1e9,
+        done.iter().map(|t| t.bases_streamed).sum::<usize>() as f64 / done.len() as f64 / 1e9,
+        link_bytes / 25e9
     );
     interval
 }

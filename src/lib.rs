@@ -25,6 +25,7 @@ pub mod post;
 pub mod update;
 mod prover;
 pub mod synthetic;
+pub mod vram;
 pub mod witness;
 
 // The public modules by their names before the grouping (`cuzk::params_file`, …).

@@ -74,11 +74,16 @@ pub struct GpuConfig {
     /// Proofs in flight per GPU (upstream's key; the prover's
     /// `workers_per_device`).
     pub gpu_workers_per_device: usize,
+    /// The most VRAM a prover reserves per GPU, as `memory.total_budget`
+    /// (e.g. "20GiB"); "auto": the GPU's free memory. The prover fits its
+    /// plan into it (fewer workers, streamed bases: the prover's
+    /// `vram_limit`).
+    pub vram_limit: String,
 }
 
 impl Default for GpuConfig {
     fn default() -> Self {
-        GpuConfig { devices: Vec::new(), gpu_workers_per_device: 2 }
+        GpuConfig { devices: Vec::new(), gpu_workers_per_device: 2, vram_limit: "auto".into() }
     }
 }
 
@@ -197,6 +202,7 @@ const KEYS: &[&str] = &[
     "srs.param_cache",
     "gpus.devices",
     "gpus.gpu_workers_per_device",
+    "gpus.vram_limit",
     "synthesis.threads",
     "synthesis.partitions",
     "memory.total_budget",
@@ -255,6 +261,7 @@ impl Config {
             return Err(ConfigError::Invalid { key: "daemon.finished_jobs_kept", why: "must be at least 1 (a result must outlive its proof to be awaited)".into() });
         }
         self.memory_budget()?;
+        self.vram_limit()?;
         if self.prover.backend == BackendChoice::Gpu && !cfg!(feature = "cuda") {
             return Err(ConfigError::Invalid { key: "prover.backend", why: "\"gpu\" needs a build with the cuda feature".into() });
         }
@@ -264,6 +271,14 @@ impl Config {
     /// The listen address.
     pub fn listen_addr(&self) -> Result<ListenAddr, ConfigError> {
         ListenAddr::parse(&self.daemon.listen)
+    }
+
+    /// The VRAM limit per GPU in bytes (`None`: "auto", the free memory).
+    pub fn vram_limit(&self) -> Result<Option<u64>, ConfigError> {
+        if self.gpus.vram_limit.trim().eq_ignore_ascii_case("auto") {
+            return Ok(None);
+        }
+        parse_bytes("gpus.vram_limit", &self.gpus.vram_limit).map(Some)
     }
 
     /// The memory budget in bytes (`auto`: the machine's memory less the
@@ -312,6 +327,7 @@ mod tests {
             ("[gpus]\ngpu_workers_per_device = 0", "gpus.gpu_workers_per_device"),
             ("[scheduler]\nmax_batch_size = 0", "scheduler.max_batch_size"),
             ("[memory]\ntotal_budget = \"much\"", "memory.total_budget"),
+            ("[gpus]\nvram_limit = \"small\"", "gpus.vram_limit"),
         ] {
             match Config::from_toml(text) {
                 Err(ConfigError::Invalid { key: k, .. }) => assert_eq!(k, key, "{text}"),

@@ -227,6 +227,7 @@ impl Engine {
             workers_per_device: config.gpus.gpu_workers_per_device,
             devices: config.gpus.devices.clone(),
             synthesis_threads: config.synthesis.partitions,
+            vram_limit: config.vram_limit()?,
             ..Default::default()
         };
         let seal = SealProverConfig { prover, circuit_cache: config.prover.circuit_cache.clone(), verify_seal: config.prover.verify_seal, ..Default::default() };

@@ -788,6 +788,41 @@ fn density_selects_scalars_and_offsets_bases() {
     }
 }
 
+/// How a prover splits a density MSM into pieces when its VRAM plan runs
+/// MSMs in chunks (`cuzk::vram::proof_msms::pieces`): piece `k` takes the
+/// scalars and density bits from `k · size` (a multiple of 64) and its
+/// bases from the offset plus the set bits before it, planned for exactly
+/// its own set bits. The pieces' sum is the whole MSM.
+fn check_density_pieces<C: MsmCurve>(rng: &mut ChaCha8Rng, seed: u64, n: usize, p: f64, size: usize)
+where
+    C::Affine: Pod,
+    C::Projective: std::ops::Mul<Scalar, Output = C::Projective> + From<C::Affine> + std::ops::Add<Output = C::Projective>,
+{
+    let (words, bits) = density(rng, n, p);
+    let ones = bits.iter().filter(|b| **b).count();
+    let offset = rng.gen_range(0..20);
+    let b = bases::<C>(rng, offset + ones);
+    let s = scalars(rng, n);
+    let want = naive::<C>(b[offset..].iter().copied().zip(s.iter().zip(&bits).filter(|(_, bit)| **bit).map(|(s, _)| *s)));
+    let mut got = naive::<C>(std::iter::empty());
+    for start in (0..n).step_by(size) {
+        let end = (start + size).min(n);
+        let before = bits[..start].iter().filter(|b| **b).count();
+        let selected = bits[start..end].iter().filter(|b| **b).count();
+        got = got + host_msm_run::<C>(&b, b.len(), offset + before, &s[start..end], Some(&words[start / 64..]), selected, None, &MsmConfig::default());
+    }
+    assert!(got == want, "density pieces n = {n}, p = {p}, pieces of {size} (seed {seed})");
+}
+
+#[test]
+fn a_density_msm_in_pieces_sums_to_the_whole() {
+    let (mut rng, seed) = seeded_rng("a_density_msm_in_pieces_sums_to_the_whole");
+    for (n, p, size) in [(1000, 0.3, 64), (1000, 0.997, 128), (1100, 0.254, 512), (130, 1.0, 64), (700, 0.0, 128)] {
+        check_density_pieces::<G1>(&mut rng, seed, n, p, size);
+    }
+    check_density_pieces::<G2>(&mut rng, seed, 300, 0.5, 64);
+}
+
 #[test]
 fn scatter_launches_cover_every_window_once() {
     let io = MsmIo { bases: 0, n_bases: 1000, base_offset: 0, scalars: 0, density: 0, out: 0 };

@@ -16,7 +16,7 @@ use cust::stream::Stream;
 use super::bound_buffer::BoundBuffer;
 use super::elementwise::scalar_limbs;
 use super::launch::{kernel_args, launch_elementwise};
-use super::slot_layout::FR_WORDS;
+use crate::vram::slot_layout::FR_WORDS;
 use super::{gpu_err, sys_check, GpuDevice};
 use crate::compiled::{CompiledCircuit, SparseRows};
 use crate::error::ProverError;

@@ -1,16 +1,23 @@
 //! The GPU backend: everything reserved once, each proof run on its worker's
 //! own stream.
 //!
-//! Per device, [`GpuEngine::new`] builds the NTT tables and uploads the
-//! parameters' bases (H, L, A, B in G1 and G2) once; all workers of the
-//! device share them. Every worker owns one slot: a device buffer sized for
-//! the witness the parameters describe, the H coefficients, one MSM arena
-//! (the MSMs of a proof run one after another, so one suffices), a small
-//! result buffer with its pinned host copy, a stream, events and a pinned
-//! staging buffer. Pre-stage uploads the witness into the slot; compute runs
-//! the H step and the eight MSMs there and downloads eight points. Nothing is
-//! allocated or freed after `new`, and no call synchronizes the device: a
-//! worker only ever waits on its own stream's events.
+//! Per device, [`GpuEngine::new`] chooses a [`VramPlan`] for the device's
+//! budget (its free memory, or `ProverConfig::vram_limit`), builds the NTT
+//! tables and uploads the parameters' resident bases once; all workers of
+//! the device share them. Streamed queries are put in pinned host memory
+//! once instead, and each proof copies them in a piece at a time
+//! (`streamed_msm.rs`). Every worker owns one slot: a device buffer sized
+//! for the witness the parameters describe, a small result buffer with its
+//! pinned host copy, a stream, events and a pinned staging buffer. The H
+//! coefficients and, unless they fit in the slot's a, b, c once the H step
+//! has used them, the MSM arena and staging buffers form a scratch set: one
+//! per worker, or one per device when its computes run one at a time and
+//! the budget needs it.
+//! Pre-stage uploads the witness into the slot; compute runs the H step and
+//! the MSMs (in pieces, if the plan chunks them) and downloads their
+//! results. Nothing is allocated or freed after `new`, and no call
+//! synchronizes the device: a worker only ever waits on its own stream's
+//! events.
 //!
 //! Sharing one device between workers: uploads take turns (one at a time
 //! runs at the link's full speed, so the first proof starts sooner), and
@@ -19,8 +26,8 @@
 //! (`compute_order.rs`), so one worker's upload overlaps another's compute
 //! instead of all phases running in lockstep.
 //!
-//! The slot's layout is in [`super::slot_layout`], the VRAM check in
-//! `vram.rs`, the eight MSMs' order and result places in `proof_msm.rs`.
+//! The slot's layout, the plan and the MSMs' pieces are in [`crate::vram`];
+//! the results read back in `proof_msm.rs`.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
@@ -37,13 +44,17 @@ use super::compiled::{GpuCompiled, LongRows};
 use super::compute_order::{ComputeOrder, Marker};
 
 use super::elementwise::scalar_limbs;
-use super::msm::{msm_g1, msm_g2, DeviceDensity, GpuBases, MsmConfig, MsmCurve, MsmInput, MsmPlan};
+use super::host_bases::HostBases;
+use super::msm::{msm_at, BasesAt, DeviceDensity, GpuBases, MsmConfig, MsmInput};
+use super::streamed_msm::Ring;
 use super::ntt::GpuNtt;
 use cuzk_kernels::ntt::TableLayout;
-use super::proof_msm::{msm_results, ProofMsm};
-use super::slot_layout::{SlotLayout, FR_WORDS};
+use super::proof_msm::msm_results;
 use super::upload::PinnedStager;
-use super::vram::{gib, VramBudget};
+use crate::vram::needs::{gib, staging_words, VramNeeds};
+use crate::vram::proof_msms::{pieces, DensityRanks, ProofMsm, ResultPlaces};
+use crate::vram::slot_layout::{SlotLayout, FR_WORDS};
+use crate::vram::VramPlan;
 use super::wait;
 use super::runtime::open_devices;
 use super::{gpu_err, sys_check, GpuDevice};
@@ -61,100 +72,155 @@ use crate::prover::timings::PhaseTimings;
 use crate::witness::pool::Part;
 
 /// What all workers of one device share: the read-only bases and tables,
-/// and the order of their uploads and computes.
+/// the compute scratch sets, and the order of their uploads and computes.
 struct DeviceShared {
     ntt: GpuNtt,
-    h: GpuBases,
-    l: GpuBases,
-    a: GpuBases,
-    b_g1: GpuBases,
-    b_g2: GpuBases,
+    /// The queries in VRAM.
+    resident: Vec<(Query, GpuBases)>,
+    /// The queries streamed from pinned host memory.
+    streamed: Vec<(Query, HostBases)>,
     /// Held by the worker whose witness is being uploaded.
     upload_turn: Mutex<()>,
     compute_order: ComputeOrder,
     /// The compiled circuit, if the prover has one.
     compiled: Option<GpuCompiled>,
+    /// Its densities' ranks, when MSMs run in pieces.
+    compiled_ranks: Option<Arc<DensityRanks>>,
+    scratch: Vec<Mutex<Scratch>>,
 }
 
+/// Where one query's bases are.
+enum QueryBases<'a> {
+    Resident(&'a GpuBases),
+    Streamed(&'a HostBases),
+}
+
+const QUERIES: [Query; 5] = [Query::H, Query::L, Query::A, Query::BG1, Query::BG2];
+
 impl DeviceShared {
-    fn new(gpu: &GpuDevice, params: &ParamsSource, ntt: TableLayout, compiled: Option<(&CompiledCircuit, &LongRows)>, timeout: Option<Duration>) -> Result<Self, ProverError> {
+    fn new(gpu: &GpuDevice, params: &ParamsSource, ntt: TableLayout, compiled: Option<(&CompiledCircuit, &LongRows)>, plan: &VramPlan, scratch_words: (usize, usize), timeout: Option<Duration>) -> Result<Self, ProverError> {
         let start = Instant::now();
-        let [h, l, a, b_g1, b_g2] = match params {
-            ParamsSource::Host(p) => [
-                GpuBases::upload_g1(gpu, &p.h)?,
-                GpuBases::upload_g1(gpu, &p.l)?,
-                GpuBases::upload_g1(gpu, &p.a)?,
-                GpuBases::upload_g1(gpu, &p.b_g1)?,
-                GpuBases::upload_g2(gpu, &p.b_g2)?,
-            ],
-            ParamsSource::File(file) => {
-                let mut loader = FileLoader::new(timeout)?;
-                let mut load = |q| loader.query(gpu, file, q);
-                [load(Query::H)?, load(Query::L)?, load(Query::A)?, load(Query::BG1)?, load(Query::BG2)?]
-            }
+        let (mut resident, mut streamed) = (Vec::new(), Vec::new());
+        let mut loader = match params {
+            ParamsSource::File(_) => Some(FileLoader::new(timeout)?),
+            ParamsSource::Host(_) => None,
         };
-        let bytes: usize = [&h, &l, &a, &b_g1].iter().map(|b| b.len() * 96).sum::<usize>() + b_g2.len() * 192;
+        for q in QUERIES {
+            let stream_it = plan.streams(q);
+            match (params, &mut loader) {
+                (ParamsSource::Host(p), _) if stream_it => streamed.push((q, HostBases::from_params(gpu, p, q)?)),
+                (ParamsSource::Host(p), _) => resident.push((q, match q {
+                    Query::H => GpuBases::upload_g1(gpu, &p.h)?,
+                    Query::L => GpuBases::upload_g1(gpu, &p.l)?,
+                    Query::A => GpuBases::upload_g1(gpu, &p.a)?,
+                    Query::BG1 => GpuBases::upload_g1(gpu, &p.b_g1)?,
+                    _ => GpuBases::upload_g2(gpu, &p.b_g2)?,
+                })),
+                (ParamsSource::File(file), Some(loader)) if stream_it => streamed.push((q, loader.query_to_host(gpu, file, q)?)),
+                (ParamsSource::File(file), Some(loader)) => resident.push((q, loader.query(gpu, file, q)?)),
+                (ParamsSource::File(_), None) => return Err(ProverError::Config("no loader for the parameter file".into())),
+            }
+        }
+        let bytes = |len: usize, curve: super::msm::MsmCurve| len * curve.affine_limbs() * 8;
+        let on_gpu: usize = resident.iter().map(|(_, b)| bytes(b.len(), b.curve())).sum();
+        let on_host: usize = streamed.iter().map(|(_, b)| bytes(b.len(), b.curve())).sum();
         let took = start.elapsed().as_secs_f64();
         let from = if matches!(params, ParamsSource::File(_)) { "the parameter file (decoded and checked on the GPU)" } else { "host parameters" };
-        info!("GPU {}: {:.2} GB of bases from {from} in {took:.2} s ({:.1} GB/s)", gpu.ordinal, bytes as f64 / 1e9, bytes as f64 / 1e9 / took.max(1e-9));
+        info!(
+            "GPU {}: {:.2} GB of bases in VRAM and {:.2} GB pinned on the host for streaming, from {from} in {took:.2} s",
+            gpu.ordinal,
+            on_gpu as f64 / 1e9,
+            on_host as f64 / 1e9
+        );
+        let compiled_ranks = match (compiled, plan.msm_chunk) {
+            (Some((c, _)), Some(chunk)) => Some(Arc::new(DensityRanks::new(ProofMsm::BG2Aux.piece_scalars(chunk), c.densities()))),
+            _ => None,
+        };
+        let scratch = (0..plan.scratch_sets).map(|_| Scratch::new(scratch_words, plan).map(Mutex::new)).collect::<Result<_, _>>()?;
         Ok(DeviceShared {
             compiled: compiled.map(|(c, long)| GpuCompiled::upload(gpu, c, long)).transpose()?,
+            compiled_ranks,
             ntt: GpuNtt::with_layout(gpu, ntt)?,
-            h,
-            l,
-            a,
-            b_g1,
-            b_g2,
+            resident,
+            streamed,
             upload_turn: Mutex::new(()),
             compute_order: ComputeOrder::default(),
+            scratch,
         })
     }
 
-    fn bases(&self, msm: ProofMsm) -> &GpuBases {
-        match msm {
-            ProofMsm::H => &self.h,
-            ProofMsm::L => &self.l,
-            ProofMsm::AInputs | ProofMsm::AAux => &self.a,
-            ProofMsm::BG1Inputs | ProofMsm::BG1Aux => &self.b_g1,
-            ProofMsm::BG2Inputs | ProofMsm::BG2Aux => &self.b_g2,
+    fn bases(&self, query: Query) -> Result<QueryBases<'_>, ProverError> {
+        if let Some((_, b)) = self.resident.iter().find(|(q, _)| *q == query) {
+            return Ok(QueryBases::Resident(b));
         }
+        self.streamed
+            .iter()
+            .find(|(q, _)| *q == query)
+            .map(|(_, b)| QueryBases::Streamed(b))
+            .ok_or_else(|| ProverError::Config(format!("no bases for the {query}")))
     }
 }
 
-/// A worker's compute-phase buffers and events, reused by every proof.
-struct ComputeBuffers {
+/// A compute's scratch: the H coefficients, and the MSM arena and the
+/// streamed bases' staging buffers when they are not in the slot.
+struct Scratch {
     h: DeviceBuffer<u64>,
-    arena: DeviceBuffer<u64>,
+    /// Arena words, then two staging buffers (when not in the slot).
+    msm: Option<DeviceBuffer<u64>>,
+    /// The copies of streamed pieces (when the plan streams).
+    ring: Option<Ring>,
+}
+
+impl Scratch {
+    /// `(h words, arena words + staging words)`.
+    fn new((h_words, msm_words): (usize, usize), plan: &VramPlan) -> Result<Self, ProverError> {
+        // SAFETY: u64 has no invalid bit patterns; the H step and the MSMs
+        // write every word before reading it.
+        let reserve = |what, words: usize| unsafe { DeviceBuffer::<u64>::uninitialized(words.max(1)) }.map_err(|e| gpu_err(what, e));
+        Ok(Scratch {
+            h: reserve("H coefficients", h_words)?,
+            msm: if plan.msm_in_slot { None } else { Some(reserve("MSM arena", msm_words)?) },
+            ring: if plan.streamed.is_empty() { None } else { Some(Ring::new()?) },
+        })
+    }
+}
+
+/// A worker's compute-phase results and events, reused by every proof.
+struct ComputeBuffers {
     results: DeviceBuffer<u64>,
     results_host: LockedBuffer<u64>,
     began: Event,
     h_done: Event,
+    /// After the H step, for the first streamed copy (which may write into
+    /// the a, b, c the H step reads).
+    h_marker: Marker,
     /// Recorded after each of the eight MSMs (also a skipped one), for the
     /// per-MSM times in the debug log.
     msm_done: [Event; 8],
+    /// Around a proof's streamed copies, on the copy stream.
+    copy_began: Event,
+    copy_done: Event,
     done: Event,
 }
 
 impl ComputeBuffers {
-    fn new(lay: &SlotLayout, arena_words: usize) -> Result<Self, ProverError> {
+    fn new(result_words: usize) -> Result<Self, ProverError> {
         let timing = || Event::new(EventFlags::DEFAULT).map_err(|e| gpu_err("event", e));
-        // SAFETY: u64 has no invalid bit patterns; the H step and the MSMs
-        // write every word of the H coefficients and the arena before
-        // reading it (the results are zeroed below).
-        let reserve = |what, words: usize| unsafe { DeviceBuffer::<u64>::uninitialized(words.max(1)) }.map_err(|e| gpu_err(what, e));
-        let mut results = reserve("MSM results", ProofMsm::result_words())?;
-        // The download copies every MSM's place, also the places of MSMs a
+        // SAFETY: u64 has no invalid bit patterns; zeroed below.
+        let mut results = unsafe { DeviceBuffer::<u64>::uninitialized(result_words.max(1)) }.map_err(|e| gpu_err("MSM results", e))?;
+        // The download copies every MSM's place, also the places of pieces a
         // proof skips (read back as the identity instead): zeroed once, so
         // no copy reads uninitialized memory.
         results.set_zero().map_err(|e| gpu_err("zero MSM results", e))?;
         Ok(ComputeBuffers {
-            h: reserve("H coefficients", lay.h_words())?,
-            arena: reserve("MSM arena", arena_words)?,
             results,
-            results_host: LockedBuffer::new(&0u64, ProofMsm::result_words()).map_err(|e| gpu_err("pinned MSM results", e))?,
+            results_host: LockedBuffer::new(&0u64, result_words.max(1)).map_err(|e| gpu_err("pinned MSM results", e))?,
             began: timing()?,
             h_done: timing()?,
+            h_marker: Marker::new()?,
             msm_done: [timing()?, timing()?, timing()?, timing()?, timing()?, timing()?, timing()?, timing()?],
+            copy_began: timing()?,
+            copy_done: timing()?,
             // The host waits on this one for the whole proof: block, not spin.
             done: Event::new(EventFlags::BLOCKING_SYNC).map_err(|e| gpu_err("event", e))?,
         })
@@ -178,6 +244,8 @@ struct WorkerSlot {
     /// (device word and its pinned copy).
     aux_general: Mutex<(DeviceBuffer<u32>, LockedBuffer<u32>)>,
     compute: Mutex<ComputeBuffers>,
+    /// Its device's scratch set (`DeviceShared::scratch`).
+    scratch: usize,
     /// Recorded after each compute, for the next one on the device to wait on.
     computed: Marker,
     /// Set while a staged proof holds the slot (see [`SlotClaim`]).
@@ -213,6 +281,10 @@ pub struct GpuEngine {
     shared: Vec<DeviceShared>,
     devices: Vec<GpuDevice>,
     layout: SlotLayout,
+    /// The VRAM plan every device follows.
+    plan: VramPlan,
+    /// Where each MSM piece's result lies in a worker's result buffer.
+    places: ResultPlaces,
     msm_config: MsmConfig,
     /// Whether a device's computes run one at a time (`ComputeSharing`).
     serial_compute: bool,
@@ -226,6 +298,9 @@ pub struct GpuEngine {
     hang_word: Option<DeviceBuffer<u32>>,
     h_steps_run: AtomicU64,
     msms_run: AtomicU64,
+    /// Words of the MSM arena and of one staging buffer.
+    arena_words: usize,
+    staging_words: usize,
 }
 
 impl Drop for GpuEngine {
@@ -276,6 +351,8 @@ pub struct GpuStaged {
     a_aux_ones: usize,
     b_input_ones: usize,
     b_aux_ones: usize,
+    /// The densities' ranks, when the plan splits MSMs into pieces.
+    ranks: Option<Arc<DensityRanks>>,
     /// How many aux values are neither 0 nor 1 (counted on the device): the
     /// aux MSMs' window is chosen for that many (`MsmInput::general`).
     aux_general: usize,
@@ -304,23 +381,37 @@ impl GpuEngine {
             return Err(ProverError::DomainTooLarge { log_size: layout.ntt_log() });
         }
         let msm_config = MsmConfig::default();
-        // Room for each MSM planned for all its scalars and for as many as
-        // its bases (a density MSM's window is chosen for the selected
-        // count; `msm_g1` falls back to the former plan if the witness's
-        // count needs more than this).
-        let arena_words = ProofMsm::ALL
-            .iter()
-            .flat_map(|m| {
-                let n = m.scalars(&layout);
-                [n, m.bases_in(&lengths)].map(|selected| MsmPlan::for_selected(n, selected, m.curve(), &msm_config))
-            })
-            .try_fold(0, |max, plan| plan.map(|p| p.scratch_words().max(max)))
-            .map_err(|e| ProverError::Config(format!("MSM plan: {e}")))?;
-        let ntt_layout = GpuNtt::layout(layout.ntt_log(), config.ntt_row_twiddles)?;
         let compiled = compiled.map(|c| (c, LongRows::of(c)));
         let compiled_words = compiled.as_ref().map_or(0, |(c, long)| GpuCompiled::words(c, long));
-        let budget = VramBudget::new(&lengths, &layout, ntt_layout, arena_words, compiled_words, config.workers_per_device);
         let serial_compute = config.compute_sharing.serial(layout.ntt_log());
+        let compiled_bytes = if compiled_words == 0 { 0 } else { crate::vram::needs::alloc_bytes(compiled_words) };
+        let needs = VramNeeds::new(lengths, compiled_bytes, config.workers_per_device, config.ntt_row_twiddles, serial_compute);
+        // One plan for every device, made for the smallest budget.
+        let mut budget = u64::MAX;
+        for gpu in &devices {
+            gpu.bind()?;
+            let (free, _) = cust::memory::mem_get_info().map_err(|e| gpu_err("cuMemGetInfo", e))?;
+            let free = config.faults.vram_free.unwrap_or(free) as u64;
+            budget = budget.min(config.vram_limit.map_or(free, |limit| limit.min(free)));
+        }
+        let plan = VramPlan::choose(&needs, budget).map_err(|least| {
+            let gpu = &devices[0];
+            ProverError::NotEnoughVram {
+                device: gpu.ordinal,
+                free: budget,
+                needed: least,
+                detail: format!(
+                    "{} available{}; the smallest plan (one worker, compact NTT tables, every query streamed in the smallest MSM chunks) needs {}",
+                    gib(budget),
+                    if config.vram_limit.is_some() { " (vram_limit)" } else { "" },
+                    gib(least)
+                ),
+            }
+        })?;
+        let ntt_layout = GpuNtt::layout(layout.ntt_log(), plan.row_twiddles)?;
+        let arena_words = needs.arena_words(plan.msm_chunk).map_err(ProverError::Config)?;
+        let staging = if plan.streamed.is_empty() { 0 } else { staging_words(plan.msm_chunk.unwrap_or(0)) };
+        let places = ResultPlaces::new(&layout, plan.msm_chunk);
         // Built up in place, so that an error half way frees what was
         // reserved in the right contexts (Drop).
         let mut engine = GpuEngine {
@@ -328,6 +419,8 @@ impl GpuEngine {
             shared: Vec::new(),
             devices,
             layout,
+            plan: plan.clone(),
+            places,
             msm_config,
             serial_compute,
             faults: Faults::new(config.faults),
@@ -336,6 +429,8 @@ impl GpuEngine {
             hang_word: None,
             h_steps_run: AtomicU64::new(0),
             msms_run: AtomicU64::new(0),
+            arena_words,
+            staging_words: staging,
         };
         if config.faults.hang.is_some() || config.faults.upload_hang.is_some() {
             engine.devices[0].bind()?;
@@ -344,23 +439,9 @@ impl GpuEngine {
         for (d, gpu) in engine.devices.iter().enumerate() {
             gpu.bind()?;
             let (free, _) = cust::memory::mem_get_info().map_err(|e| gpu_err("cuMemGetInfo", e))?;
-            let free = config.faults.vram_free.unwrap_or(free);
-            if budget.total() > free {
-                let compact = if ntt_layout.rows_bits != 0 { ", ntt_row_twiddles = false" } else { "" };
-                return Err(ProverError::NotEnoughVram {
-                    device: gpu.ordinal,
-                    free: free as u64,
-                    needed: budget.total() as u64,
-                    detail: format!(
-                        "{} free; the parameters and {} worker(s) need {budget} (use fewer workers_per_device{compact} or a GPU with more memory)",
-                        gib(free),
-                        config.workers_per_device
-                    ),
-                });
-            }
-            engine.shared.push(DeviceShared::new(gpu, params, ntt_layout, compiled.as_ref().map(|(c, long)| (*c, long)), config.gpu_timeout)?);
+            engine.shared.push(DeviceShared::new(gpu, params, ntt_layout, compiled.as_ref().map(|(c, long)| (*c, long)), &plan, (layout.h_words(), arena_words + 2 * staging), config.gpu_timeout)?);
             engine.lost.push(Mutex::new(None));
-            for _ in 0..config.workers_per_device {
+            for w in 0..plan.workers {
                 // SAFETY: u64 has no invalid bit patterns; pre-stage writes
                 // every word a proof reads.
                 let vram = unsafe { DeviceBuffer::uninitialized(layout.words()) }.map_err(|e| gpu_err("reserve slot", e))?;
@@ -380,15 +461,16 @@ impl GpuEngine {
                         LockedBuffer::new(&0u32, 1).map_err(|e| gpu_err("pinned count word", e))?,
                     )),
                     uploaded: Event::new(EventFlags::BLOCKING_SYNC).map_err(|e| gpu_err("event", e))?,
-                    compute: Mutex::new(ComputeBuffers::new(&layout, arena_words)?),
+                    compute: Mutex::new(ComputeBuffers::new(engine.places.words())?),
+                    scratch: w % plan.scratch_sets,
                     computed: Marker::new()?,
                     claimed: Arc::new(AtomicBool::new(false)),
                 });
             }
             info!(
-                "GPU {}: reserved {budget}; {} free before; computes {}",
+                "GPU {}: {plan}; {} free before; computes {}",
                 gpu.ordinal,
-                gib(free),
+                gib(free as u64),
                 if serial_compute { "one at a time" } else { "interleaved" }
             );
         }
@@ -413,6 +495,16 @@ impl GpuEngine {
     /// Where a witness lives in a worker's slot.
     pub fn layout(&self) -> SlotLayout {
         self.layout
+    }
+
+    /// The VRAM plan its devices follow.
+    pub fn vram_plan(&self) -> &VramPlan {
+        &self.plan
+    }
+
+    /// Worker slots per device (the plan's).
+    pub fn workers_per_device(&self) -> usize {
+        self.plan.workers
     }
 
     /// H steps this engine has enqueued on its devices (one per proof).
@@ -532,8 +624,17 @@ impl GpuEngine {
             sent as f64 / 1e9,
             direct as f64 / 1e9
         );
+        let ranks = match self.plan.msm_chunk {
+            None => None,
+            Some(_) if job.is_witness_only() => self.shared[ws.device].compiled_ranks.clone(),
+            Some(chunk) => {
+                let a = job.assignment();
+                Some(Arc::new(DensityRanks::new(ProofMsm::BG2Aux.piece_scalars(chunk), [&a.a_aux_density, &a.b_input_density, &a.b_aux_density])))
+            }
+        };
         Ok(GpuStaged {
             slot,
+            ranks,
             evaluations: shape.constraints,
             r: job.r,
             s: job.s,
@@ -700,21 +801,32 @@ impl GpuEngine {
         }
         self.devices[ws.device].bind()?;
         let mut bufs = ws.compute.lock().unwrap_or_else(|e| e.into_inner());
+        let shared = &self.shared[ws.device];
+        // Held while the compute is enqueued: with one set per device, the
+        // computes' order is also the ring's and the arena's.
+        let mut scratch = shared.scratch[ws.scratch].lock().unwrap_or_else(|e| e.into_inner());
+        let drain_copies = |scratch: &Scratch| scratch.ring.as_ref().map_or(Ok(()), |r| wait::stream(r.stream(), "drain streamed copies", self.timeout));
         let ran = if self.serial_compute {
             let slots = &self.slots;
             let drain = |stream: &Stream| wait::stream(stream, "drain after a failed compute", self.timeout);
-            self.shared[ws.device].compute_order.serialized(st.slot, &ws.stream, |i| &slots[i].computed, drain, || self.enqueue_proof(ws, &st, &mut bufs))?
+            let ran = shared.compute_order.serialized(st.slot, &ws.stream, |i| &slots[i].computed, drain, || self.enqueue_proof(ws, &st, &mut bufs, &mut scratch));
+            if ran.is_err() {
+                let _ = drain_copies(&scratch);
+            }
+            ran?
         } else {
-            match self.enqueue_proof(ws, &st, &mut bufs) {
+            match self.enqueue_proof(ws, &st, &mut bufs, &mut scratch) {
                 Ok(ran) => ran,
                 Err(e) => {
                     // Let whatever was enqueued finish, so the next proof
                     // finds the slot's buffers idle.
+                    let _ = drain_copies(&scratch);
                     let _ = wait::stream(&ws.stream, "drain after a failed compute", self.timeout);
                     return Err(e);
                 }
             }
         };
+        drop(scratch);
         let finished = self.faults.check(Fault::CompletionWait).and_then(|()| wait::event(&bufs.done, "H step and MSMs", self.timeout));
         if let Err(e) = finished {
             // The slot goes back to the pool with this error: its next
@@ -728,7 +840,11 @@ impl GpuEngine {
         // A timing query that fails costs the log its figure, never the proof.
         timings.ntt = bufs.h_done.elapsed(&bufs.began).unwrap_or_default();
         timings.msm = bufs.done.elapsed(&bufs.h_done).unwrap_or_default();
-        let m = msm_results(&bufs.results_host[..], ran);
+        if ran.streamed_bytes > 0 {
+            timings.bases_streamed = ran.streamed_bytes;
+            timings.bases_copy = bufs.copy_done.elapsed(&bufs.copy_began).unwrap_or_default();
+        }
+        let m = msm_results(&bufs.results_host[..], &self.places, &ran.pieces);
 
         let t = Instant::now();
         let proof = assemble(vk, &m, st.r, st.s);
@@ -747,10 +863,10 @@ impl GpuEngine {
         Ok(proof)
     }
 
-    /// Puts the H step, the MSMs and the result download on the slot's
-    /// stream, between the `began`, `h_done` and `done` events. Returns which
-    /// MSMs ran (the others select no scalar: their result is the identity).
-    fn enqueue_proof(&self, ws: &WorkerSlot, st: &GpuStaged, bufs: &mut ComputeBuffers) -> Result<[bool; 8], ProverError> {
+    /// Puts the H step, the MSMs (each in its plan's pieces, streamed ones
+    /// copied in on the scratch's ring) and the result download on the
+    /// slot's stream, between the `began`, `h_done` and `done` events.
+    fn enqueue_proof(&self, ws: &WorkerSlot, st: &GpuStaged, bufs: &mut ComputeBuffers, scratch: &mut Scratch) -> Result<Ran, ProverError> {
         let gpu = &self.devices[ws.device];
         let shared = &self.shared[ws.device];
         let lay = &self.layout;
@@ -767,39 +883,92 @@ impl GpuEngine {
         }
         let region = |which: usize| ws.vram.index(lay.abc(which)..lay.abc(which + 1));
         let (mut a, mut b, mut c) = (region(0), region(1), region(2));
-        // SAFETY: a, b, c and the H buffer are this slot's, reserved for the
-        // engine's life and used only on this slot's stream, which the
-        // caller drains before the slot is used again (also after an error).
-        unsafe { shared.ntt.h_step(gpu, &ws.stream, &mut a, &mut b, &mut c, st.evaluations, &mut bufs.h)? };
+        // SAFETY: a, b, c and the H buffer are this slot's (the H buffer
+        // its scratch set's), reserved for the engine's life and used only
+        // on this slot's stream, or on streams ordered after it (computes
+        // one at a time); the caller drains it before the slot is used
+        // again (also after an error).
+        unsafe { shared.ntt.h_step(gpu, &ws.stream, &mut a, &mut b, &mut c, st.evaluations, &mut scratch.h)? };
         self.h_steps_run.fetch_add(1, Ordering::Relaxed);
         record(&bufs.h_done, "record H event")?;
+        bufs.h_marker.record(&ws.stream)?;
         self.faults.check(Fault::Launch)?;
 
-        let mut ran = [false; 8];
+        // The arena and the two staging buffers: in the slot's a, b, c
+        // (free once the H step is done) or in the scratch set.
+        let msm_words = self.arena_words + 2 * self.staging_words;
+        let msm_region = match &mut scratch.msm {
+            Some(buf) => buf.index(..msm_words),
+            None => ws.vram.index(..msm_words),
+        };
+        let staging_at = msm_region.as_device_ptr().as_raw() + 8 * self.arena_words as u64;
+        let staging = [staging_at, staging_at + 8 * self.staging_words as u64];
+        let mut arena = msm_region.index(..self.arena_words.max(1));
+        let mut ran = Ran { pieces: vec![false; self.places.total_pieces()], streamed_bytes: 0 };
+        let mut first_copy = true;
+        let h_ptr = scratch.h.as_device_ptr();
         for msm in ProofMsm::ALL {
-            let input = self.msm_input(ws, st, bufs.h.as_device_ptr(), msm);
-            // An MSM that selects no scalar is skipped (its result is the
-            // identity); its event is recorded either way.
-            if input.density.map_or(input.n, |d| d.ones) > 0 {
-                // SAFETY: result_at + the curve's result words ≤ result_words().
-                let out = unsafe { bufs.results.as_device_ptr().add(msm.result_at()) };
-                let (bases, arena) = (shared.bases(msm), &mut *bufs.arena);
-                // SAFETY: the scalars, densities and H coefficients lie in this
-                // slot's buffers (layout arithmetic), `out` in its result buffer;
-                // all of them and the arena are reserved for the engine's life
-                // and used only by this slot's stream, which runs the MSMs one
-                // after another. `input.general` was counted on the device from
-                // the slot's aux values, which nothing changes until the
-                // proof is computed.
-                let plan = match msm.curve() {
-                    MsmCurve::G1 => unsafe { msm_g1(gpu, &ws.stream, bases, &input, &self.msm_config, arena, out)? },
-                    MsmCurve::G2 => unsafe { msm_g2(gpu, &ws.stream, bases, &input, &self.msm_config, arena, out)? },
+            let input = self.msm_input(ws, st, h_ptr, msm);
+            let ones = input.density.map(|d| d.ones);
+            let list = pieces(msm, input.n, ones, input.base_offset, self.plan.msm_chunk, st.ranks.as_deref()).map_err(ProverError::Config)?;
+            for piece in list {
+                // A piece that selects no scalar is skipped (its result is
+                // the identity).
+                if piece.selected == 0 {
+                    continue;
+                }
+                // SAFETY: every piece's place lies in the result buffer
+                // (ResultPlaces), its scalars and density words in the
+                // MSM's (pieces split them).
+                let out = unsafe { bufs.results.as_device_ptr().add(self.places.at(msm, piece.k)) };
+                let part = MsmInput {
+                    scalars: unsafe { input.scalars.add(piece.scalar_start * FR_WORDS) },
+                    n: piece.n,
+                    density: input.density.map(|d| DeviceDensity { words: unsafe { d.words.add(piece.scalar_start / 64) }, ones: piece.selected }),
+                    base_offset: 0,
+                    general: input.general,
                 };
-                log::trace!("slot {}: {msm:?} MSM, window {} bits for at most {} of {} scalars other than 0 and 1", st.slot, plan.c, plan.general, plan.selected);
+                let (bases, part, streamed) = match shared.bases(msm.query())? {
+                    QueryBases::Resident(b) => (b.at(), MsmInput { base_offset: piece.base_first, ..part }, false),
+                    QueryBases::Streamed(host) => {
+                        let ring = scratch.ring.as_mut().ok_or_else(|| ProverError::Config("streamed bases without a copy ring".into()))?;
+                        if first_copy {
+                            bufs.copy_began.record(ring.stream()).map_err(|e| gpu_err("record copy event", e))?;
+                        }
+                        // SAFETY: both staging buffers hold a piece's bases
+                        // (a chunk of G1 points, half as many in G2) and are
+                        // reserved for the engine's life; the first copy of a
+                        // proof waits for its H step, whose a, b, c the
+                        // buffers may reuse.
+                        let at = unsafe { ring.fill(staging, host, piece.base_first, piece.selected, first_copy.then_some(&bufs.h_marker), &ws.stream)? };
+                        first_copy = false;
+                        ran.streamed_bytes += piece.selected * host.curve().affine_limbs() * 8;
+                        (BasesAt { ptr: at, len: piece.selected, curve: host.curve(), tables: 1, table_c: 0 }, part, true)
+                    }
+                };
+                // SAFETY: the scalars, densities and H coefficients lie in
+                // this slot's and its scratch set's buffers, `out` in its
+                // result buffer, the bases resident or in the staging
+                // buffer just filled; all are reserved for the engine's life
+                // and used in this stream's order. `input.general` was
+                // counted on the device from the slot's aux values, which
+                // nothing changes until the proof is computed.
+                let plan = unsafe { msm_at(gpu, &ws.stream, bases, &part, &self.msm_config, &mut arena, out)? };
+                if streamed {
+                    if let Some(ring) = scratch.ring.as_mut() {
+                        ring.release(&ws.stream)?;
+                    }
+                }
+                log::trace!("slot {}: {msm:?} MSM piece {}, window {} bits for at most {} of {} scalars other than 0 and 1", st.slot, piece.k, plan.c, plan.general, plan.selected);
                 self.msms_run.fetch_add(1, Ordering::Relaxed);
-                ran[msm as usize] = true;
+                ran.pieces[self.places.index(msm, piece.k)] = true;
             }
             record(&bufs.msm_done[msm as usize], "record MSM event")?;
+        }
+        if !first_copy {
+            if let Some(ring) = scratch.ring.as_ref() {
+                bufs.copy_done.record(ring.stream()).map_err(|e| gpu_err("record copy event", e))?;
+            }
         }
         self.faults.check(Fault::Download)?;
         // SAFETY: the pinned buffer stays untouched until `done` reports the
@@ -858,6 +1027,13 @@ extern "C" {
     // The versioned entry point (stream memory operations without the
     // driver's opt-in), which cust's bindings lack.
     fn cuStreamWaitValue32_v2(stream: cust::sys::CUstream, addr: cust::sys::CUdeviceptr, value: u32, flags: u32) -> cust::sys::CUresult;
+}
+
+/// Which MSM pieces a compute ran (`ResultPlaces::index` order; the others
+/// selected no scalar) and the bytes of bases it streamed.
+struct Ran {
+    pieces: Vec<bool>,
+    streamed_bytes: usize,
 }
 
 /// What an upload moved.

@@ -15,8 +15,8 @@ mod host_pin;
 pub mod kernel_cache;
 mod params_upload;
 mod proof_msm;
-mod slot_layout;
-mod vram;
+mod host_bases;
+mod streamed_msm;
 pub mod elementwise;
 pub mod launch;
 pub mod msm;
@@ -27,7 +27,7 @@ pub(crate) mod wait;
 
 pub use engine::{GpuEngine, GpuStaged};
 pub(crate) use host_pin::CudaPinner;
-pub use slot_layout::SlotLayout;
+pub use crate::vram::SlotLayout;
 pub use runtime::{cubin_path, discover, GpuDevice};
 
 /// The PTX of the `kernels/` crate, built by `build.rs`.

@@ -196,6 +196,23 @@ impl GpuBases {
     pub fn as_device_ptr(&self) -> DevicePointer<u64> {
         self.buf.as_device_ptr()
     }
+
+    /// Where an MSM finds them.
+    pub(crate) fn at(&self) -> BasesAt {
+        BasesAt { ptr: self.buf.as_device_ptr().as_raw(), len: self.len, curve: self.curve, tables: self.tables, table_c: self.table_c }
+    }
+}
+
+/// Bases an MSM reads: where they lie in VRAM (a [`GpuBases`], or a
+/// staging buffer a streamed piece was copied into) and how many.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct BasesAt {
+    pub ptr: u64,
+    pub len: usize,
+    pub curve: MsmCurve,
+    /// Tables held (1: none) and the window bits they were made for.
+    pub tables: u32,
+    pub table_c: u32,
 }
 
 /// A density bitmap in device memory: `ceil(n/64)` words, bit `i` selects
@@ -249,7 +266,7 @@ pub unsafe fn msm_g1(
     arena: &mut DeviceSlice<u64>,
     out: DevicePointer<u64>,
 ) -> Result<MsmPlan, ProverError> {
-    msm_enqueue(gpu, stream, MsmCurve::G1, bases, input, config, arena, out, &mut |_| Ok(()))
+    msm_enqueue(gpu, stream, MsmCurve::G1, bases.at(), input, config, arena, out, &mut |_| Ok(()))
 }
 
 /// [`msm_g1`] for G2 (result: a `blstrs::G2Projective`, 36 words).
@@ -265,7 +282,7 @@ pub unsafe fn msm_g2(
     arena: &mut DeviceSlice<u64>,
     out: DevicePointer<u64>,
 ) -> Result<MsmPlan, ProverError> {
-    msm_enqueue(gpu, stream, MsmCurve::G2, bases, input, config, arena, out, &mut |_| Ok(()))
+    msm_enqueue(gpu, stream, MsmCurve::G2, bases.at(), input, config, arena, out, &mut |_| Ok(()))
 }
 
 /// Per-step device times of one MSM (for tuning): runs it like [`msm_g1`] /
@@ -289,7 +306,7 @@ pub unsafe fn msm_profile(
     let start = event()?;
     start.record(stream).map_err(|e| gpu_err("record event", e))?;
     let mut marks = Vec::new();
-    msm_enqueue(gpu, stream, curve, bases, input, config, arena, out, &mut |step| {
+    msm_enqueue(gpu, stream, curve, bases.at(), input, config, arena, out, &mut |step| {
         let e = event()?;
         e.record(stream).map_err(|e| gpu_err("record event", e))?;
         marks.push((step.kernel(curve).unwrap_or("memset/copy"), e));
@@ -305,6 +322,24 @@ pub unsafe fn msm_profile(
     Ok(times)
 }
 
+/// [`msm_g1`] / [`msm_g2`] over bases anywhere in VRAM.
+///
+/// # Safety
+/// As for [`msm_g1`]; `bases.ptr` holds `bases.len` bases (times their
+/// tables) until the stream has run the MSM.
+#[allow(clippy::too_many_arguments)]
+pub(crate) unsafe fn msm_at(
+    gpu: &GpuDevice,
+    stream: &Stream,
+    bases: BasesAt,
+    input: &MsmInput,
+    config: &MsmConfig,
+    arena: &mut DeviceSlice<u64>,
+    out: DevicePointer<u64>,
+) -> Result<MsmPlan, ProverError> {
+    msm_enqueue(gpu, stream, bases.curve, bases, input, config, arena, out, &mut |_| Ok(()))
+}
+
 /// Validates, plans and enqueues one MSM, calling `after` once each step is
 /// on the stream.
 #[allow(clippy::too_many_arguments)]
@@ -312,7 +347,7 @@ unsafe fn msm_enqueue(
     gpu: &GpuDevice,
     stream: &Stream,
     curve: MsmCurve,
-    bases: &GpuBases,
+    bases: BasesAt,
     input: &MsmInput,
     config: &MsmConfig,
     arena: &mut DeviceSlice<u64>,
@@ -359,7 +394,7 @@ unsafe fn msm_enqueue(
     }
     gpu.bind()?;
     let io = MsmIo {
-        bases: bases.buf.as_device_ptr().as_raw(),
+        bases: bases.ptr,
         n_bases: bases.len as u32,
         base_offset: input.base_offset as u32,
         scalars: input.scalars.as_raw(),
@@ -441,7 +476,7 @@ fn msm_blocking(
     };
     // SAFETY: every buffer is sized by the plan and outlives the
     // synchronize below.
-    unsafe { msm_enqueue(gpu, &stream, curve, bases, &input, config, &mut arena, out.as_device_ptr(), &mut |_| Ok(()))? };
+    unsafe { msm_enqueue(gpu, &stream, curve, bases.at(), &input, config, &mut arena, out.as_device_ptr(), &mut |_| Ok(()))? };
     stream.synchronize().map_err(|e| gpu_err("MSM", e))?;
     let mut words = vec![0u64; curve.jacobian_limbs()];
     out.copy_to(&mut words[..]).map_err(|e| gpu_err("MSM result download", e))?;

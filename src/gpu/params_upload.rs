@@ -12,11 +12,12 @@
 
 use std::time::Duration;
 
-use cust::memory::{CopyDestination, DeviceBuffer};
+use cust::memory::{AsyncCopyDestination, CopyDestination, DeviceBuffer, LockedBuffer};
 use cust::stream::{Stream, StreamFlags};
 use cuzk_kernels::point_decode::NO_PROBLEM;
 
 use super::launch::{kernel_args, launch_elementwise};
+use super::host_bases::HostBases;
 use super::msm::{GpuBases, MsmCurve};
 use super::upload::{PinnedStager, CHUNK_BYTES};
 use super::compute_order::Marker;
@@ -49,6 +50,67 @@ impl FileLoader {
             constants: DeviceBuffer::from_slice(subgroup_constants()).map_err(|e| gpu_err("subgroup constants", e))?,
             timeout,
         })
+    }
+
+    /// One query's bases decoded and checked on `gpu` as [`Self::query`]
+    /// does, a piece at a time through two device buffers of a staging
+    /// chunk each, and brought back into pinned host memory for streaming
+    /// (VRAM used: the two pieces). Blocks until done.
+    pub fn query_to_host(&mut self, gpu: &GpuDevice, file: &ParamsFile, query: Query) -> Result<HostBases, ProverError> {
+        let start = std::time::Instant::now();
+        let total = file.query_len_bytes(query);
+        let point_bytes = query.point_bytes();
+        let len = total / point_bytes;
+        let kernel = if query == Query::BG2 { "decode_g2_points" } else { "decode_g1_points" };
+        let piece_points = CHUNK_BYTES / point_bytes;
+        let piece_bytes = piece_points * point_bytes;
+        // SAFETY: u64 takes any bit pattern; each piece is copied in before
+        // it is decoded and read back.
+        let mut host = unsafe { LockedBuffer::<u64>::uninitialized((total / 8).max(1)) }.map_err(|e| gpu_err("pinned bases", e))?;
+        let pieces = [(); 2].map(|_| unsafe { DeviceBuffer::<u64>::uninitialized(piece_bytes / 8) });
+        let [p0, p1] = pieces;
+        let pieces = [p0.map_err(|e| gpu_err("decode piece", e))?, p1.map_err(|e| gpu_err("decode piece", e))?];
+        let drained = [Marker::new()?, Marker::new()?];
+        let first_bad = DeviceBuffer::from_slice(&[NO_PROBLEM]).map_err(|e| gpu_err("decode status", e))?;
+        let enqueued = (0..total).step_by(piece_bytes).enumerate().try_for_each(|(k, offset)| {
+            let piece_len = piece_bytes.min(total - offset);
+            let dst = pieces[k % 2].as_device_ptr();
+            // The piece's buffer is free once its last read-back is done.
+            drained[k % 2].wait_on(&self.copy)?;
+            let read = |chunk: &mut [u8], _: usize| crate::prover::host_pool::run(|| file.read_query(query, offset, chunk)).map_err(ProverError::from);
+            self.stager.upload_filled(&self.copy, dst, piece_len, read)?;
+            self.copied.record(&self.copy)?;
+            self.copied.wait_on(&self.decode)?;
+            let (mut points, mut n, mut first) = (dst.as_raw(), (piece_len / point_bytes) as u32, (k * piece_points) as u32);
+            let (mut constants, mut subgroup, mut bad) = (self.constants.as_device_ptr().as_raw(), u32::from(file.subgroup_check()), first_bad.as_device_ptr().as_raw());
+            // SAFETY: the arguments match the kernel's signature; the
+            // buffers outlive the streams' work (waited on below), and the
+            // read-back lands in the host buffer's piece.
+            unsafe {
+                launch_elementwise(&gpu.module, &self.decode, kernel, n, &kernel_args!(points, n, first, constants, subgroup, bad))?;
+                pieces[k % 2].index(..piece_len / 8).async_copy_to(&mut host[offset / 8..(offset + piece_len) / 8], &self.decode).map_err(|e| gpu_err("bases read-back", e))?;
+            }
+            drained[k % 2].record(&self.decode)
+        });
+        let copied = wait::stream(&self.copy, "copy parameter file", self.timeout);
+        let decoded = wait::stream(&self.decode, "decode parameter file", self.timeout);
+        enqueued.and(copied).and(decoded)?;
+        let mut key = [NO_PROBLEM];
+        first_bad.copy_to(&mut key[..]).map_err(|e| gpu_err("decode status", e))?;
+        if key[0] != NO_PROBLEM {
+            let problem = PointProblem::from_kernel_code(key[0]);
+            return Err(ParamsFileError::BadPoint { query, index: (key[0] / 4) as usize, problem }.into());
+        }
+        log::info!(
+            "GPU {}: {} of {}: {len} points, {:.2} GB, decoded{} and kept in pinned host memory for streaming in {:.2} s",
+            gpu.ordinal,
+            query,
+            file.path().display(),
+            total as f64 / 1e9,
+            if file.subgroup_check() { " and subgroup-checked" } else { "" },
+            start.elapsed().as_secs_f64()
+        );
+        Ok(HostBases::from_locked(host, len, query))
     }
 
     /// One query's bases, decoded and checked on `gpu` (on the curve; in

@@ -47,7 +47,8 @@ pub struct ProverConfig {
     /// Where proofs are computed.
     pub backend: Backend,
     /// Proofs in flight per device: each worker holds one pre-staged proof,
-    /// so one can upload while another computes.
+    /// so one can upload while another computes. At most: on a GPU whose
+    /// budget holds fewer, the VRAM plan uses fewer (`Prover::workers`).
     pub workers_per_device: usize,
     /// GPU ordinals to use; empty means every GPU. Ignored on the CPU.
     pub devices: Vec<usize>,
@@ -95,6 +96,14 @@ pub struct ProverConfig {
     /// computes in 1.4 s on an H200; computes one at a time wait for the
     /// ones enqueued before them, at most a worker count of them).
     pub gpu_timeout: Option<std::time::Duration>,
+    /// GPU: the most VRAM per device the prover may reserve, in bytes
+    /// (`None`: the device's free memory). The prover fits itself into the
+    /// budget when it is built (`vram::VramPlan`, logged): fewer workers,
+    /// compact NTT tables, MSMs in chunks, parameter queries streamed from
+    /// pinned host memory for each proof; too small a budget is
+    /// `ProverError::NotEnoughVram`, saying how much the smallest plan
+    /// needs. Lets a large GPU stand in for a smaller one.
+    pub vram_limit: Option<u64>,
     /// Test hook: GPU operations made to fail (see `FaultPlan`).
     #[doc(hidden)]
     pub faults: crate::prover::faults::FaultPlan,
@@ -118,6 +127,7 @@ impl Default for ProverConfig {
             verify_proofs: None,
             gpu_timeout: Some(std::time::Duration::from_secs(300)),
             witness_classes: true,
+            vram_limit: None,
             faults: Default::default(),
         }
     }
@@ -332,13 +342,18 @@ impl Prover {
         };
         let (vk, lengths) = (params.verifying_key().clone(), params.lengths());
         drop(params);
-        let workers = devices * config.workers_per_device;
+        let per_device = match &engine {
+            #[cfg(feature = "cuda")]
+            Engine::Gpu(gpu) => gpu.workers_per_device(),
+            Engine::Cpu => config.workers_per_device,
+        };
+        let workers = devices * per_device;
         info!("cuzk prover: backend {}, {} worker(s)", engine_name(&engine), workers);
         let witnesses = witness_pool(&engine, compiled.is_some(), config.pinned_witnesses.unwrap_or(workers));
         let verify = config.verify_proofs.unwrap_or(true);
         let verifier = verify.then(|| bellperson::groth16::prepare_verifying_key(&vk));
         let id = NEXT_PROVER_ID.fetch_add(1, Ordering::Relaxed);
-        Ok(Prover { vk, lengths, host_params, compiled, slots: SlotPool::new(devices, config.workers_per_device), workers, witnesses, engine, config, id, verifier, rejected: AtomicU64::new(0), gpu_fallback })
+        Ok(Prover { vk, lengths, host_params, compiled, slots: SlotPool::new(devices, per_device), workers, witnesses, engine, config, id, verifier, rejected: AtomicU64::new(0), gpu_fallback })
     }
 
     /// Why a `Backend::Auto` prover proves on the CPU: the error that made
@@ -366,6 +381,17 @@ impl Prover {
     /// Total worker slots: proofs that can be pre-staged at once.
     pub fn workers(&self) -> usize {
         self.workers
+    }
+
+    /// How the GPU backend uses each device's memory (`None` on the CPU):
+    /// workers, resident and streamed queries, MSM chunks (see
+    /// `ProverConfig::vram_limit`).
+    pub fn vram_plan(&self) -> Option<&crate::vram::VramPlan> {
+        match &self.engine {
+            #[cfg(feature = "cuda")]
+            Engine::Gpu(gpu) => Some(gpu.vram_plan()),
+            Engine::Cpu => None,
+        }
     }
 
     /// The compiled circuit it evaluates a, b, c with, if built with one.

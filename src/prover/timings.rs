@@ -29,6 +29,12 @@ pub struct PhaseTimings {
     pub ntt: Duration,
     /// All multi-scalar multiplications (H, L, A, B in G1 and G2).
     pub msm: Duration,
+    /// GPU: bytes of bases streamed from pinned host memory for this proof
+    /// (`VramPlan::streamed`; 0 when every query is resident).
+    pub bases_streamed: usize,
+    /// GPU: from the first streamed copy's start to the last one's end, on
+    /// the copy engine (device events).
+    pub bases_copy: Duration,
     /// Combining the MSM results with r and s.
     pub assemble: Duration,
     /// The check of the proof against the verifying key (`verify_proofs`).

@@ -2,7 +2,7 @@
 
 use crate::parameters::params::QueryLengths;
 
-pub(super) const FR_WORDS: usize = 4;
+pub(crate) const FR_WORDS: usize = 4;
 
 /// Where each part of a witness lives in a slot, in u64 words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,7 +20,8 @@ pub struct SlotLayout {
 }
 
 impl SlotLayout {
-    pub(super) fn for_params(lengths: &QueryLengths) -> Self {
+    /// The layout of the witness that parameters of these lengths prove.
+    pub fn for_params(lengths: &QueryLengths) -> Self {
         let (inputs, aux) = (lengths.ic, lengths.l);
         SlotLayout {
             domain: lengths.h + 1,
@@ -64,11 +65,11 @@ impl SlotLayout {
     }
     /// Words of the H coefficients (2^k − 1 Fr; one word when there are none,
     /// as CUDA cannot allocate zero bytes).
-    pub(super) fn h_words(&self) -> usize {
+    pub(crate) fn h_words(&self) -> usize {
         ((self.domain - 1) * FR_WORDS).max(1)
     }
     /// log2 of the NTT tables' domain (at least 1: tables for 2 cover 1).
-    pub(super) fn ntt_log(&self) -> u32 {
+    pub(crate) fn ntt_log(&self) -> u32 {
         self.domain.trailing_zeros().max(1)
     }
 }

@@ -1,0 +1,21 @@
+//! What a prover keeps in a GPU's memory, and the plan that fits it into a
+//! budget (host-side: used by the GPU engine, tested without a GPU).
+//!
+//! - [`slot_layout`]: where a witness lives in a worker's slot.
+//! - [`proof_msms`]: the eight MSMs of a proof, and their pieces when MSMs
+//!   run in chunks.
+//! - [`needs`]: the bytes of each part (bases, tables, slots, scratch).
+//! - [`plan`]: the choice of workers, chunks and streamed queries for a
+//!   budget ([`VramPlan`]).
+
+pub mod needs;
+pub mod plan;
+pub mod proof_msms;
+pub mod slot_layout;
+#[cfg(test)]
+mod tests;
+
+pub use needs::VramNeeds;
+pub use plan::{CostModel, PlanBytes, VramPlan};
+pub use proof_msms::ProofMsm;
+pub use slot_layout::SlotLayout;

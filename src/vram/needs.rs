@@ -1,0 +1,128 @@
+//! The VRAM each part of a prover takes, for the plan chooser.
+
+use cuzk_kernels::msm::plan::{MsmConfig, MsmPlan};
+use cuzk_kernels::ntt::TableLayout;
+
+use super::plan::{MAX_CHUNKS, MIN_CHUNK};
+use super::proof_msms::{query_len, query_point_words, ProofMsm, ResultPlaces};
+use super::slot_layout::SlotLayout;
+use crate::parameters::params::QueryLengths;
+use crate::parameters::params_file::Query;
+
+/// cuMemAlloc hands out whole 2 MiB pages for large buffers.
+pub const ALLOC_GRANULE: u64 = 2 << 20;
+
+/// Bytes an allocation of `words` u64 takes (at least one word: CUDA
+/// cannot allocate zero bytes).
+pub fn alloc_bytes(words: usize) -> u64 {
+    (words.max(1) as u64 * 8).next_multiple_of(ALLOC_GRANULE)
+}
+
+/// What a prover on one device must hold, before a plan fits it into a
+/// budget.
+#[derive(Clone, Debug)]
+pub struct VramNeeds {
+    /// The parameters' query lengths.
+    pub lengths: QueryLengths,
+    /// The witness slot of those parameters.
+    pub layout: SlotLayout,
+    /// The compiled circuit's matrices on the device (0 without one).
+    pub compiled_bytes: u64,
+    /// Workers wanted (`ProverConfig::workers_per_device`).
+    pub max_workers: usize,
+    /// Row twiddles wanted (`ProverConfig::ntt_row_twiddles`).
+    pub row_twiddles: bool,
+    /// Whether the device's computes run one at a time (they can then
+    /// share one set of compute scratch).
+    pub serial_compute: bool,
+    /// The MSMs' settings.
+    pub msm: MsmConfig,
+}
+
+impl VramNeeds {
+    /// The needs of parameters of `lengths`.
+    pub fn new(lengths: QueryLengths, compiled_bytes: u64, max_workers: usize, row_twiddles: bool, serial_compute: bool) -> Self {
+        VramNeeds { layout: SlotLayout::for_params(&lengths), lengths, compiled_bytes, max_workers, row_twiddles, serial_compute, msm: MsmConfig::default() }
+    }
+
+    /// Bases of `query`.
+    pub fn query_len(&self, query: Query) -> usize {
+        query_len(query, &self.lengths)
+    }
+
+    /// VRAM of `query`'s bases.
+    pub fn base_bytes(&self, query: Query) -> u64 {
+        alloc_bytes(self.query_len(query) * query_point_words(query))
+    }
+
+    /// The NTT tables, with or without row twiddles.
+    pub fn ntt_bytes(&self, rows: bool) -> u64 {
+        let log = self.layout.ntt_log();
+        alloc_bytes(if rows { TableLayout::new(log) } else { TableLayout::compact(log) }.words())
+    }
+
+    /// One worker's slot (the witness) and its MSM results.
+    pub fn slot_bytes(&self, chunk: Option<usize>) -> u64 {
+        alloc_bytes(self.layout.words()) + alloc_bytes(ResultPlaces::new(&self.layout, chunk).words())
+    }
+
+    /// The slot's a, b, c: the H step's scratch, free once it is done.
+    pub fn abc_bytes(&self) -> u64 {
+        self.layout.abc(3) as u64 * 8
+    }
+
+    /// The H coefficients.
+    pub fn h_bytes(&self) -> u64 {
+        alloc_bytes(self.layout.h_words())
+    }
+
+    /// Words of the MSM arena: room for each MSM (each piece of it with a
+    /// chunk) planned for all its scalars and for as many as its bases
+    /// (a density MSM's window is chosen for the selected count; the MSM
+    /// falls back to the former plan if the witness's count needs more).
+    pub fn arena_words(&self, chunk: Option<usize>) -> Result<usize, String> {
+        ProofMsm::ALL
+            .iter()
+            .flat_map(|m| {
+                let piece = chunk.map_or(usize::MAX, |c| m.piece_scalars(c));
+                let n = m.scalars(&self.layout).min(piece);
+                [n, m.bases_in(&self.lengths).min(n)].map(|selected| MsmPlan::for_selected(n, selected, m.curve(), &self.msm))
+            })
+            .try_fold(0, |max, plan| plan.map(|p| p.scratch_words().max(max)))
+            .map_err(|e| format!("MSM plan: {e}"))
+    }
+
+    /// [`Self::arena_words`] in bytes; `None` if the MSMs cannot be planned.
+    pub fn arena_bytes(&self, chunk: Option<usize>) -> Option<u64> {
+        self.arena_words(chunk).ok().map(alloc_bytes)
+    }
+
+    /// Two staging buffers of `chunk` G1 points each.
+    pub fn staging_bytes(&self, chunk: usize) -> u64 {
+        2 * alloc_bytes(staging_words(chunk))
+    }
+
+    /// MSM chunk sizes worth considering, largest first: powers of two
+    /// below the largest MSM, down to [`MIN_CHUNK`] and no smaller than
+    /// a [`MAX_CHUNKS`]-th of it.
+    pub fn chunk_candidates(&self) -> Vec<usize> {
+        let largest = ProofMsm::ALL.iter().map(|m| m.scalars(&self.layout)).max().unwrap_or(1).max(1);
+        let floor = MIN_CHUNK.max(largest.div_ceil(MAX_CHUNKS).next_power_of_two());
+        let mut out: Vec<usize> = (0..usize::BITS).map(|k| 1usize << k).filter(|&c| c >= floor && c < largest).collect();
+        if out.is_empty() {
+            out.push(floor);
+        }
+        out.reverse();
+        out
+    }
+}
+
+/// Words of one staging buffer: `chunk` G1 points (or `chunk / 2` in G2).
+pub fn staging_words(chunk: usize) -> usize {
+    chunk * query_point_words(Query::H)
+}
+
+/// Bytes in GiB, for logs.
+pub fn gib(bytes: u64) -> String {
+    format!("{:.3} GiB", bytes as f64 / (1u64 << 30) as f64)
+}

@@ -1,0 +1,289 @@
+//! Which buffers a prover keeps in a GPU's memory, chosen for a budget.
+//!
+//! All the VRAM a prover uses is reserved when it is built. A plan fits
+//! that into a budget (the device's free memory, or `ProverConfig::
+//! vram_limit`): how many workers, whether the H step keeps its row
+//! twiddles, whether MSMs run in chunks (their sort and bucket arena is
+//! sized for one chunk), and which parameter queries stay resident while
+//! the others are streamed, a chunk at a time, from pinned host memory
+//! through a double buffer.
+//!
+//! The choice: the plan with the least modelled time per proof
+//! ([`CostModel`]; ties go to more workers). A second worker hides the
+//! next proof's pre-stage behind this one's compute; streaming costs the
+//! time a query's copy takes beyond its own MSM, chunked MSMs and compact
+//! tables cost GPU time, and the host link carries the streamed bases and
+//! the witnesses. Queries are kept resident in the order of the time their
+//! MSM spends per byte of bases, least first (L, A, B in G1, B in G2, H):
+//! H's MSM (random scalars) outlasts its copy even over PCIe 4.0.
+
+use std::fmt;
+
+use cuzk_kernels::ntt::TableLayout;
+
+use super::needs::{gib, VramNeeds};
+use crate::parameters::params_file::Query;
+
+/// The order queries are kept resident in (see the module docs).
+pub const KEEP_ORDER: [Query; 5] = [Query::L, Query::A, Query::BG1, Query::BG2, Query::H];
+
+/// Smallest MSM chunk considered (G1 points).
+pub const MIN_CHUNK: usize = 1 << 10;
+/// At most this many chunks per MSM.
+pub const MAX_CHUNKS: usize = 1 << 10;
+
+/// How a prover uses one GPU's memory.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VramPlan {
+    /// The budget it was made for, in bytes.
+    pub budget: u64,
+    /// Worker slots on the device.
+    pub workers: usize,
+    /// Whether the NTT tables keep the row twiddles (see
+    /// `ProverConfig::ntt_row_twiddles`).
+    pub row_twiddles: bool,
+    /// Sets of compute scratch (the H coefficients, and the MSM arena and
+    /// staging buffers unless they lie in the slot): one per worker, or one
+    /// per device when its computes run one at a time and the budget needs
+    /// it.
+    pub scratch_sets: usize,
+    /// The MSM arena and staging buffers lie in the worker's slot, in the
+    /// a, b, c that the H step has used up before the MSMs run (only when
+    /// the budget needs it: apart, streamed copies need not wait for the
+    /// H step).
+    pub msm_in_slot: bool,
+    /// G1 points per MSM call (G2: half as many); `None`: whole MSMs.
+    pub msm_chunk: Option<usize>,
+    /// Queries streamed from pinned host memory for each proof; the
+    /// others stay in VRAM.
+    pub streamed: Vec<Query>,
+    /// The bytes reserved, part by part.
+    pub bytes: PlanBytes,
+    /// Bytes of bases each proof copies to the device.
+    pub streamed_bytes_per_proof: u64,
+    /// The model's time per proof in a stream of proofs, in seconds, over
+    /// a link of [`CostModel::LINK_BYTES_PER_S`].
+    pub estimated_s: f64,
+}
+
+/// The bytes a plan reserves on one device.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PlanBytes {
+    /// Resident bases.
+    pub bases: u64,
+    /// NTT tables.
+    pub ntt_tables: u64,
+    /// The compiled circuit's matrices.
+    pub compiled: u64,
+    /// One worker's witness slot and results.
+    pub per_worker: u64,
+    /// One scratch set: the H coefficients, plus the arena and staging
+    /// buffers when they are not in the slot.
+    pub per_scratch: u64,
+    /// The MSM arena.
+    pub arena: u64,
+    /// The two staging buffers of streamed bases (0 when nothing is
+    /// streamed).
+    pub staging: u64,
+}
+
+impl VramPlan {
+    /// Bytes reserved in all.
+    pub fn total(&self) -> u64 {
+        let b = &self.bytes;
+        b.bases + b.ntt_tables + b.compiled + b.per_worker * self.workers as u64 + b.per_scratch * self.scratch_sets as u64
+    }
+
+    /// Whether `query` is streamed.
+    pub fn streams(&self, query: Query) -> bool {
+        self.streamed.contains(&query)
+    }
+
+    /// Chooses the plan for `needs` within `budget` bytes; `Err` carries
+    /// the smallest budget any plan needs.
+    pub fn choose(needs: &VramNeeds, budget: u64) -> Result<VramPlan, u64> {
+        (1..=needs.max_workers.max(1))
+            .rev()
+            .flat_map(|workers| Self::options(needs, budget, workers))
+            .min_by(|a, b| a.estimated_s.total_cmp(&b.estimated_s).then(b.workers.cmp(&a.workers)))
+            .ok_or_else(|| Self::least(needs))
+    }
+
+    /// The smallest plan: one worker, compact tables, the smallest chunk,
+    /// every query streamed.
+    fn least(needs: &VramNeeds) -> u64 {
+        let chunk = *needs.chunk_candidates().last().expect("at least one chunk size");
+        // u64::MAX when even that cannot be planned (an MSM over 2^31 scalars).
+        Self::option(needs, None, 1, false, Some(chunk), KEEP_ORDER.len()).map_or(u64::MAX, |p| p.total())
+    }
+
+    /// Every plan of `workers` workers that fits `budget`.
+    fn options(needs: &VramNeeds, budget: u64, workers: usize) -> Vec<VramPlan> {
+        let twiddles = if needs.row_twiddles { vec![true, false] } else { vec![false] };
+        let mut out = Vec::new();
+        for rows in twiddles {
+            if let Some(p) = Self::option(needs, Some(budget), workers, rows, None, 0) {
+                out.push(p);
+            }
+            for chunk in needs.chunk_candidates() {
+                // The fewest streamed queries that fit, in keep order.
+                if let Some(p) = (0..=KEEP_ORDER.len()).find_map(|s| Self::option(needs, Some(budget), workers, rows, Some(chunk), s)) {
+                    out.push(p);
+                }
+            }
+        }
+        out
+    }
+
+    /// The plan that streams the last `streamed` queries of
+    /// [`KEEP_ORDER`] (none without a chunk), if it fits `budget`; without
+    /// a budget, its smallest variant.
+    fn option(needs: &VramNeeds, budget: Option<u64>, workers: usize, rows: bool, chunk: Option<usize>, streamed: usize) -> Option<VramPlan> {
+        if chunk.is_none() && streamed > 0 {
+            return None;
+        }
+        let streamed: Vec<Query> = KEEP_ORDER[KEEP_ORDER.len() - streamed..].to_vec();
+        let arena = needs.arena_bytes(chunk)?;
+        let staging = if streamed.is_empty() { 0 } else { needs.staging_bytes(chunk?) };
+        let bases = KEEP_ORDER.iter().filter(|q| !streamed.contains(q)).map(|&q| needs.base_bytes(q)).sum();
+        let streamed_bytes_per_proof = streamed.iter().map(|&q| needs.base_bytes(q)).sum();
+        // The layout proofs have always had (scratch per worker, the arena
+        // apart) when it fits; else one scratch set per device (computes one
+        // at a time), and the arena and staging buffers in the slot's a, b,
+        // c (the streamed copies then wait for the H step).
+        let fits_slot = arena + staging <= needs.abc_bytes();
+        let shared = if needs.serial_compute && workers > 1 { vec![workers, 1] } else { vec![workers] };
+        let variants = [false, true]
+            .into_iter()
+            .filter(|&in_slot| !in_slot || fits_slot)
+            .flat_map(|in_slot| shared.iter().map(move |&sets| (in_slot, sets)))
+            .map(|(msm_in_slot, scratch_sets)| {
+                let bytes = PlanBytes {
+                    bases,
+                    ntt_tables: needs.ntt_bytes(rows),
+                    compiled: needs.compiled_bytes,
+                    per_worker: needs.slot_bytes(chunk),
+                    per_scratch: needs.h_bytes() + if msm_in_slot { 0 } else { arena + staging },
+                    arena,
+                    staging,
+                };
+                VramPlan { budget: budget.unwrap_or(0), workers, row_twiddles: rows, scratch_sets, msm_in_slot, msm_chunk: chunk, streamed: streamed.clone(), bytes, streamed_bytes_per_proof, estimated_s: 0.0 }
+            })
+            .collect::<Vec<_>>();
+        let mut plan = match budget {
+            None => variants.into_iter().min_by_key(VramPlan::total)?,
+            Some(budget) => variants.into_iter().find(|p| p.total() <= budget)?,
+        };
+        plan.estimated_s = CostModel::seconds_per_proof(needs, &plan);
+        Some(plan)
+    }
+}
+
+/// What the choice ranks options by: a proof's time in a stream of
+/// proofs. The GPU's time is the compute of all-resident bases, whole MSMs
+/// and row twiddles, plus what chunked MSMs, compact tables and the
+/// streamed queries' copies beyond their MSMs add; the link carries the
+/// streamed bases and the witness; the longer of the two is the proof's
+/// time, and with one worker the witness's pre-stage comes on top. Its
+/// constants are measured on an H200 on a 32 GiB PoRep partition
+/// (docs/PERFORMANCE.md); on other shapes and GPUs they rank the options.
+pub struct CostModel;
+
+impl CostModel {
+    /// The host link assumed: PCIe 4.0 x16 (the cards storage providers
+    /// own); an H200's PCIe 5.0 link is about twice as fast.
+    pub const LINK_BYTES_PER_S: f64 = 25e9;
+    /// G1 MSM time per random scalar at 2^27 (857 ms), and what each
+    /// halving of the MSM's size adds per scalar (2^24: 125 ms).
+    const RANDOM_NS: f64 = 6.39;
+    const RANDOM_NS_PER_HALVING: f64 = 0.37;
+    /// H step time per domain element (335 ms at 2^27) and the share the
+    /// row twiddles save.
+    const H_STEP_NS: f64 = 2.5;
+    const ROW_TWIDDLE_SAVING: f64 = 0.11;
+    /// A compiled witness is sent as classes: about 3% of its values' bytes.
+    const CLASSED_SHARE: f64 = 0.03;
+    /// What a compiled witness's pre-stage adds per domain element when no
+    /// second worker hides it (a, b, c, the classes' expansion, the host's
+    /// turn between proofs): one 32 GiB sector on one worker took 0.64 s
+    /// more than on two, 64 ms per 2^27 partition.
+    const PRESTAGE_COMPILED_NS: f64 = 0.48;
+
+    /// MSM time per base of a witness MSM: L and A 58 ms, B in G1 28 ms,
+    /// B in G2 68 ms for a partition's 130 M / 33 M bases (98% of the
+    /// witness 0 or 1); H: random scalars.
+    fn msm_ns_per_base(query: Query) -> f64 {
+        match query {
+            Query::L | Query::A => 0.45,
+            Query::BG1 => 0.86,
+            Query::BG2 => 2.05,
+            Query::H | Query::VerifyingKey => Self::RANDOM_NS,
+        }
+    }
+
+    /// The modelled time per proof of `plan`, in seconds.
+    pub fn seconds_per_proof(needs: &VramNeeds, plan: &VramPlan) -> f64 {
+        let h = needs.lengths.h as f64;
+        let domain = h + 1.0;
+        let msm = |q: Query| needs.query_len(q) as f64 * Self::msm_ns_per_base(q) * 1e-9;
+        let compute = domain * Self::H_STEP_NS * 1e-9 + [Query::H, Query::L, Query::A, Query::BG1, Query::BG2].map(msm).iter().sum::<f64>();
+        let stalls: f64 = plan.streamed.iter().map(|&q| (needs.base_bytes(q) as f64 / Self::LINK_BYTES_PER_S - msm(q)).max(0.0)).sum();
+        let chunking = plan.msm_chunk.filter(|&c| c < needs.lengths.h).map_or(0.0, |c| {
+            let halvings = domain.log2() - (c as f64).log2();
+            h * halvings * Self::RANDOM_NS_PER_HALVING * 1e-9
+        });
+        let tables = if plan.row_twiddles || TableLayout::new(needs.layout.ntt_log()).rows_bits == 0 {
+            0.0
+        } else {
+            domain * Self::H_STEP_NS * Self::ROW_TWIDDLE_SAVING * 1e-9
+        };
+        let gpu = compute + stalls + chunking + tables;
+        let lay = &needs.layout;
+        let compiled = needs.compiled_bytes > 0;
+        let witness_bytes = if compiled {
+            lay.scalars as f64 * 32.0 * Self::CLASSED_SHARE
+        } else {
+            (3 * lay.domain + lay.scalars) as f64 * 32.0
+        };
+        let link = (plan.streamed_bytes_per_proof as f64 + witness_bytes) / Self::LINK_BYTES_PER_S;
+        let prestage = witness_bytes / Self::LINK_BYTES_PER_S + if compiled { domain * Self::PRESTAGE_COMPILED_NS * 1e-9 } else { 0.0 };
+        gpu.max(link) + if plan.workers == 1 { prestage } else { 0.0 }
+    }
+}
+
+impl fmt::Display for VramPlan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let b = &self.bytes;
+        write!(
+            f,
+            "{} of a {} budget: {} worker(s) × {} (witness slot), {} × {} (H coefficients{}), MSM arena {}{} {}, bases {} resident, NTT tables {}{}, compiled circuit {}; MSMs {}; ",
+            gib(self.total()),
+            gib(self.budget),
+            self.workers,
+            gib(b.per_worker),
+            self.scratch_sets,
+            gib(b.per_scratch),
+            if self.msm_in_slot { "" } else { ", MSM arena, staging" },
+            gib(b.arena),
+            if b.staging > 0 { format!(" + staging {}", gib(b.staging)) } else { String::new() },
+            if self.msm_in_slot { "in the slot's used a, b, c" } else { "apart" },
+            gib(b.bases),
+            gib(b.ntt_tables),
+            if self.row_twiddles { " (row twiddles)" } else { " (compact)" },
+            gib(b.compiled),
+            self.msm_chunk.map_or("whole".to_string(), |c| format!("in chunks of 2^{} G1 points", c.trailing_zeros())),
+        )?;
+        write!(f, "model: {:.2} s per proof over PCIe 4.0 x16; ", self.estimated_s)?;
+        if self.streamed.is_empty() {
+            write!(f, "every query resident")
+        } else {
+            let names: Vec<String> = self.streamed.iter().map(|q| q.to_string()).collect();
+            write!(
+                f,
+                "streamed: {} ({:.2} GB per proof)",
+                names.join(", "),
+                self.streamed_bytes_per_proof as f64 / 1e9
+            )
+        }
+    }
+}

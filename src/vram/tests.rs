@@ -1,0 +1,171 @@
+//! The plan chooser on a 32 GiB PoRep partition's shape and on small ones,
+//! and the MSMs' pieces.
+
+use super::plan::{KEEP_ORDER, MIN_CHUNK};
+use super::proof_msms::{pieces, DensityRanks, ResultPlaces};
+use super::*;
+use crate::parameters::params::QueryLengths;
+use crate::parameters::params_file::Query;
+use crate::witness::density::Density;
+use rand::{Rng, SeedableRng};
+
+const GIB: u64 = 1 << 30;
+
+/// A 32 GiB partition's parameters (a real partition's densities).
+fn porep_32g() -> QueryLengths {
+    let (inputs, aux) = (329, 130_169_893);
+    let (a_aux, b_aux) = (129_779_383, 33_063_153);
+    QueryLengths { ic: inputs, h: (1 << 27) - 1, l: aux, a: inputs + a_aux, b_g1: 1 + b_aux, b_g2: 1 + b_aux }
+}
+
+/// The compiled 32 GiB circuit's matrices on the device (7.4 GiB).
+const COMPILED_32G: u64 = 7_945_000_000;
+
+fn plan_32g(compiled: bool, gib: u64) -> Result<VramPlan, u64> {
+    let needs = VramNeeds::new(porep_32g(), if compiled { COMPILED_32G } else { 0 }, 2, true, true);
+    VramPlan::choose(&needs, gib * GIB)
+}
+
+#[test]
+fn a_32g_partition_on_an_h200_keeps_everything_resident_with_two_workers() {
+    for compiled in [true, false] {
+        let p = plan_32g(compiled, 141).unwrap();
+        assert_eq!((p.workers, p.msm_chunk, p.row_twiddles, p.streamed.len()), (2, None, true, 0), "{p}");
+        // The layout proofs had before plans: scratch per worker, the arena
+        // apart, as there is room.
+        assert!(!p.msm_in_slot && p.scratch_sets == 2, "{p}");
+        assert!(p.total() < 125 * GIB, "{p}");
+    }
+}
+
+#[test]
+fn a_32g_partition_at_80_gib() {
+    // Compiled: one worker with every query resident beats two that
+    // stream H in chunks (a compiled witness's pre-stage is short).
+    let p = plan_32g(true, 80).unwrap();
+    assert_eq!((p.workers, p.streamed.len()), (1, 0), "{p}");
+    // Its arena lies in the slot's used-up a, b, c: apart, it would not fit.
+    assert!(p.msm_in_slot, "{p}");
+    // Full assignments: two workers (their uploads are long) and H
+    // streamed, the only query whose MSM outlasts its copy.
+    let p = plan_32g(false, 80).unwrap();
+    assert_eq!((p.workers, p.streamed.clone()), (2, vec![Query::H]), "{p}");
+    assert!(p.msm_chunk.is_some_and(|c| c >= 1 << 24), "{p}");
+}
+
+#[test]
+fn a_32g_partition_at_48_and_24_gib_streams_and_16_gib_is_too_little() {
+    for compiled in [true, false] {
+        let p = plan_32g(compiled, 48).unwrap();
+        assert!(p.streamed.len() >= 3 && p.streamed.contains(&Query::H) && p.total() <= 48 * GIB, "{p}");
+    }
+    // Full assignments fit 24 GiB with one worker and every query streamed;
+    // a compiled circuit's 7.4 GiB of matrices do not.
+    let p = plan_32g(false, 24).unwrap();
+    assert_eq!((p.workers, p.streamed.len()), (1, 5), "{p}");
+    let least = plan_32g(true, 24).unwrap_err();
+    assert!(least > 24 * GIB && least < 28 * GIB, "{least}");
+    let least = plan_32g(false, 16).unwrap_err();
+    assert!(least > 16 * GIB && least < 21 * GIB, "{least}");
+}
+
+fn small(rows_log: u32, aux: usize, inputs: usize) -> QueryLengths {
+    QueryLengths { ic: inputs, h: (1 << rows_log) - 1, l: aux, a: inputs + aux * 9 / 10, b_g1: 1 + aux / 4, b_g2: 1 + aux / 4 }
+}
+
+#[test]
+fn every_plan_fits_its_budget_and_the_least_budget_is_exact() {
+    for (lengths, compiled) in [(small(14, 12_000, 4), 0), (small(17, 100_000, 30), 3 << 20), (small(10, 900, 2), 0)] {
+        for workers in [1, 2, 3] {
+            for serial in [true, false] {
+                let needs = VramNeeds::new(lengths, compiled, workers, true, serial);
+                let least = VramPlan::choose(&needs, 0).unwrap_err();
+                let at_least = VramPlan::choose(&needs, least).expect("the least budget");
+                assert_eq!(at_least.total(), least);
+                assert_eq!(VramPlan::choose(&needs, least - 1), Err(least));
+                let all = VramPlan::choose(&needs, u64::MAX).unwrap();
+                assert_eq!((all.workers, all.streamed.len(), all.msm_chunk), (workers, 0, None));
+                let mut last = f64::INFINITY;
+                for k in 0..=64 {
+                    let budget = least + (all.total() - least) * k / 64;
+                    let p = VramPlan::choose(&needs, budget).unwrap();
+                    assert!(p.total() <= budget, "{p}");
+                    // Streamed queries are the last of the keep order.
+                    assert_eq!(p.streamed[..], KEEP_ORDER[KEEP_ORDER.len() - p.streamed.len()..]);
+                    assert!(p.msm_chunk.is_some() || p.streamed.is_empty());
+                    // More memory never makes the chosen plan slower.
+                    assert!(p.estimated_s <= last + 1e-12, "{budget}: {p}");
+                    last = p.estimated_s;
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn chunk_candidates_are_powers_of_two_below_the_largest_msm() {
+    let needs = VramNeeds::new(porep_32g(), 0, 1, true, true);
+    let c = needs.chunk_candidates();
+    assert_eq!(c.first(), Some(&(1 << 26)));
+    assert_eq!(c.last(), Some(&(1 << 17)), "at most 1024 chunks of the largest MSM");
+    let needs = VramNeeds::new(small(10, 900, 2), 0, 1, true, true);
+    assert_eq!(needs.chunk_candidates(), vec![MIN_CHUNK]);
+}
+
+fn random_density(n: usize, fraction: f64, rng: &mut impl Rng) -> Density {
+    let mut d = Density::default();
+    for i in 0..n {
+        d.push_unset();
+        if rng.gen_bool(fraction) {
+            d.set(i);
+        }
+    }
+    d
+}
+
+#[test]
+fn pieces_cover_every_scalar_and_base_once() {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+    for (n, fraction) in [(0, 0.5), (1, 1.0), (1023, 0.3), (1024, 0.0), (5000, 0.25), (70_000, 0.997)] {
+        let [a, bi, b] = [random_density(n, fraction, &mut rng), random_density(7, 0.5, &mut rng), random_density(n, 1.0 - fraction, &mut rng)];
+        for chunk in [None, Some(1024), Some(4096)] {
+            let ranks = chunk.map(|c| DensityRanks::new(ProofMsm::BG2Aux.piece_scalars(c), [&a, &bi, &b]));
+            for msm in [ProofMsm::L, ProofMsm::AAux, ProofMsm::BG1Aux, ProofMsm::BG2Aux] {
+                let density = msm.density().map(|w| [&a, &bi, &b][w]);
+                let ones = density.map(|d| d.count_ones());
+                let list = pieces(msm, n, ones, 10, chunk, ranks.as_ref()).unwrap();
+                assert_eq!(list.len(), msm.pieces(n, chunk));
+                let (mut scalar, mut base) = (0, 10);
+                for (k, p) in list.iter().enumerate() {
+                    assert_eq!((p.k, p.scalar_start, p.base_first), (k, scalar, base), "{msm:?} {chunk:?}");
+                    let want = density.map_or(p.n, |d| (p.scalar_start..p.scalar_start + p.n).filter(|&i| d.get(i)).count());
+                    assert_eq!(p.selected, want);
+                    assert!(chunk.is_none_or(|c| p.n <= msm.piece_scalars(c)));
+                    scalar += p.n;
+                    base += p.selected;
+                }
+                assert_eq!(scalar, n);
+                assert_eq!(base - 10, ones.unwrap_or(n));
+            }
+        }
+    }
+}
+
+#[test]
+fn result_places_hold_every_piece() {
+    let lay = SlotLayout::for_params(&small(14, 12_000, 4));
+    for chunk in [None, Some(1024)] {
+        let places = ResultPlaces::new(&lay, chunk);
+        let mut next = 0;
+        for m in ProofMsm::ALL {
+            for k in 0..places.pieces(m) {
+                assert_eq!(places.at(m, k), next);
+                assert_eq!(places.index(m, k), (0..m as usize).map(|i| places.pieces(ProofMsm::ALL[i])).sum::<usize>() + k);
+                next += m.curve().jacobian_limbs();
+            }
+        }
+        assert_eq!(places.words(), next);
+    }
+    assert_eq!(ResultPlaces::new(&lay, Some(1024)).pieces(ProofMsm::H), (1 << 14) / 1024);
+    assert_eq!(ResultPlaces::new(&lay, Some(1024)).pieces(ProofMsm::BG2Aux), 12_000usize.div_ceil(512));
+}
