@@ -261,6 +261,43 @@ fn h_step_on_slot_style_buffers() {
     }
 }
 
+/// The H step writing its output over an input, as a prover within a
+/// small VRAM budget calls it (`VramPlan::h_in_slot`): the slot's second
+/// region passed as `a`, the first as `b`, which receives the 2^k − 1
+/// coefficients; sizes of two passes and more, and a one-pass size refused.
+#[test]
+fn h_step_over_input_on_slot_style_buffers() {
+    let Some(gpu) = common::gpu_or_skip("h_step_over_input_on_slot_style_buffers") else { return };
+    let mut rng = common::rng();
+    let ntt = GpuNtt::new(&gpu, 27).expect("NTT tables");
+    gpu.bind().unwrap();
+    let stream = Stream::new(StreamFlags::NON_BLOCKING, None).unwrap();
+    assert!(!ntt.h_over_input_fits(9) && ntt.h_over_input_fits(17));
+    for (n, log_domain) in [(70_001usize, 17u32), (1 << 16, 16), (2000, 11)] {
+        let domain = 1usize << log_domain;
+        let (a, b, c) = (random_scalars(&mut rng, n), random_scalars(&mut rng, n), random_scalars(&mut rng, n));
+        let mut slot: Vec<u64> = (0..3 * domain * 4).map(|_| rng.gen()).collect();
+        for (i, v) in [&a, &b, &c].into_iter().enumerate() {
+            slot[i * domain * 4..][..n * 4].copy_from_slice(scalar_limbs(v));
+        }
+        let vram = DeviceBuffer::from_slice(&slot).unwrap();
+        let w = domain * 4;
+        let (mut r0, mut r1, mut r2) = (vram.index(0..w), vram.index(w..2 * w), vram.index(2 * w..3 * w));
+        // SAFETY: the buffer lives until after the synchronize below.
+        unsafe { ntt.h_step_over_input(&gpu, &stream, &mut r1, &mut r0, &mut r2, n) }.unwrap();
+        stream.synchronize().unwrap();
+        let mut words = vec![0u64; w];
+        r0.copy_to(&mut words[..]).unwrap();
+        let expected = cuzk::cpu::h::h_coefficients(a, b, c).unwrap();
+        assert!(words[..(domain - 1) * 4] == *scalar_limbs(&expected), "H over its input for n = {n} in a 2^{log_domain} slot");
+    }
+    let vram = DeviceBuffer::from_slice(&vec![0u64; 3 * 512 * 4]).unwrap();
+    let w = 512 * 4;
+    let (mut r0, mut r1, mut r2) = (vram.index(0..w), vram.index(w..2 * w), vram.index(2 * w..3 * w));
+    // SAFETY: refused before anything is enqueued.
+    assert!(unsafe { ntt.h_step_over_input(&gpu, &stream, &mut r1, &mut r0, &mut r2, 500) }.is_err(), "one pass: refused");
+}
+
 #[test]
 fn bad_buffers_are_rejected() {
     let Some(gpu) = common::gpu_or_skip("bad_buffers_are_rejected") else { return };

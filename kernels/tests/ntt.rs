@@ -572,6 +572,49 @@ fn h_step_matches_reference() {
     }
 }
 
+/// The H step that writes its output over `b` (`plan::h_step_over_input`):
+/// the same coefficients as the reference in `b`'s first 2^k − 1 elements
+/// (its last is scratch), every stage variant, fused or not, with row
+/// twiddles at 2^18.
+fn host_h_over_input(a: &[Scalar], b: &[Scalar], c: &[Scalar], log_n: u32, max_bits: u32, rng: &mut ChaCha8Rng, tables: &Tables) -> Vec<Scalar> {
+    let n = 1usize << log_n;
+    let garbage = |v: &[Scalar], rng: &mut ChaCha8Rng| {
+        let mut w = to_words(v);
+        w.extend((0..(n - v.len()) * 4).map(|_| rng.gen::<u64>()));
+        w
+    };
+    let (mut aw, mut bw, mut cw) = (garbage(a, rng), garbage(b, rng), garbage(c, rng));
+    let mut passes = Vec::new();
+    plan::h_step_over_input(log_n, max_bits, a.len() as u32, aw.as_mut_ptr() as u64, bw.as_mut_ptr() as u64, cw.as_mut_ptr() as u64, tables, |p| passes.push(*p));
+    let per_transform = pass_bits(log_n, max_bits).count();
+    let fused_passes = passes.iter().filter(|p| matches!(p.kind, PassKind::DifDit | PassKind::DitDif)).count();
+    assert_eq!(passes.len(), 6 * per_transform - fused_passes, "as many launches as the H step");
+    run(&passes);
+    from_words(&bw[..(n - 1) * 4])
+}
+
+#[test]
+fn h_step_over_input_matches_reference() {
+    let mut rng = seeded("h_step_over_input_matches_reference");
+    assert!(!plan::h_step_over_input_fits(10, 10) && plan::h_step_over_input_fits(11, 10) && plan::h_step_over_input_fits(3, 1));
+    for (len, max_bits) in [(5, 1), (100, 3), (1000, 5), (1025, 10), (3000, 4), (4096, 5), (5000, 10)] {
+        let log_n = (len as u64).next_power_of_two().trailing_zeros();
+        let (a, b, c) = (random(&mut rng, len), random(&mut rng, len), random(&mut rng, len));
+        let expected = reference_h(&a, &b, &c, log_n);
+        for st in ALL_STAGES {
+            for fused in [true, false] {
+                let tables = Tables { fused, ..table_addrs_with(st) };
+                let got = host_h_over_input(&a, &b, &c, log_n, max_bits, &mut rng, &tables);
+                assert!(got == expected, "H over b for n = {len} (2^{log_n}), max {max_bits} bits/pass, stages {st:?}, fused {fused}");
+            }
+        }
+    }
+    let len = (1 << MAX_LOG) - 1000;
+    let (a, b, c) = (random(&mut rng, len), random(&mut rng, len), random(&mut rng, len));
+    let tables = Tables { fused: true, ..table_addrs_with((true, false, true, false)) };
+    assert!(host_h_over_input(&a, &b, &c, MAX_LOG, MAX_PASS_BITS, &mut rng, &tables) == reference_h(&a, &b, &c, MAX_LOG), "H over b at 2^18");
+}
+
 /// The H step at 2^18 in two passes of 9 bits: its inner passes (the
 /// fused DIF/DIT one included) run coset stages from the row twiddles, or
 /// its outer ones multiply by composed twiddles.

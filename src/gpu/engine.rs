@@ -164,7 +164,8 @@ impl DeviceShared {
 /// A compute's scratch: the H coefficients, and the MSM arena and the
 /// streamed bases' staging buffers when they are not in the slot.
 struct Scratch {
-    h: DeviceBuffer<u64>,
+    /// The H coefficients (unless the H step writes them over its input).
+    h: Option<DeviceBuffer<u64>>,
     /// Arena words, then two staging buffers (when not in the slot).
     msm: Option<DeviceBuffer<u64>>,
     /// The copies of streamed pieces (when the plan streams).
@@ -178,7 +179,7 @@ impl Scratch {
         // write every word before reading it.
         let reserve = |what, words: usize| unsafe { DeviceBuffer::<u64>::uninitialized(words.max(1)) }.map_err(|e| gpu_err(what, e));
         Ok(Scratch {
-            h: reserve("H coefficients", h_words)?,
+            h: if plan.h_in_slot { None } else { Some(reserve("H coefficients", h_words)?) },
             msm: if plan.msm_in_slot { None } else { Some(reserve("MSM arena", msm_words)?) },
             ring: if plan.streamed.is_empty() { None } else { Some(Ring::new()?) },
         })
@@ -888,7 +889,19 @@ impl GpuEngine {
         // on this slot's stream, or on streams ordered after it (computes
         // one at a time); the caller drains it before the slot is used
         // again (also after an error).
-        unsafe { shared.ntt.h_step(gpu, &ws.stream, &mut a, &mut b, &mut c, st.evaluations, &mut scratch.h)? };
+        let h_ptr = match scratch.h.as_mut() {
+            Some(h) => {
+                unsafe { shared.ntt.h_step(gpu, &ws.stream, &mut a, &mut b, &mut c, st.evaluations, h)? };
+                h.as_device_ptr()
+            }
+            None => {
+                // The coefficients land in the slot's first region (passed
+                // as b: the product a·b is symmetric), leaving the other two
+                // one block for the MSMs' arena.
+                unsafe { shared.ntt.h_step_over_input(gpu, &ws.stream, &mut b, &mut a, &mut c, st.evaluations)? };
+                a.as_device_ptr()
+            }
+        };
         self.h_steps_run.fetch_add(1, Ordering::Relaxed);
         record(&bufs.h_done, "record H event")?;
         bufs.h_marker.record(&ws.stream)?;
@@ -897,16 +910,16 @@ impl GpuEngine {
         // The arena and the two staging buffers: in the slot's a, b, c
         // (free once the H step is done) or in the scratch set.
         let msm_words = self.arena_words + 2 * self.staging_words;
+        let in_slot_at = if self.plan.h_in_slot { lay.abc(1) } else { 0 };
         let msm_region = match &mut scratch.msm {
             Some(buf) => buf.index(..msm_words),
-            None => ws.vram.index(..msm_words),
+            None => ws.vram.index(in_slot_at..in_slot_at + msm_words),
         };
         let staging_at = msm_region.as_device_ptr().as_raw() + 8 * self.arena_words as u64;
         let staging = [staging_at, staging_at + 8 * self.staging_words as u64];
         let mut arena = msm_region.index(..self.arena_words.max(1));
         let mut ran = Ran { pieces: vec![false; self.places.total_pieces()], streamed_bytes: 0 };
         let mut first_copy = true;
-        let h_ptr = scratch.h.as_device_ptr();
         for msm in ProofMsm::ALL {
             let input = self.msm_input(ws, st, h_ptr, msm);
             let ones = input.density.map(|d| d.ones);

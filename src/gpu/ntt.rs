@@ -280,6 +280,48 @@ impl GpuNtt {
         launch_all(&gpu.module, stream, &passes)
     }
 
+    /// [`Self::h_step`] writing `h` over `b` instead of into a buffer of
+    /// its own (`cuzk_kernels::ntt::plan::h_step_over_input`): `b`'s first
+    /// 2^k − 1 elements receive the coefficients. The same transforms, a
+    /// third less memory; 2^k must take two passes or more
+    /// ([`Self::h_over_input_fits`]).
+    ///
+    /// # Safety
+    /// As for [`Self::h_step`].
+    pub unsafe fn h_step_over_input(&self, gpu: &GpuDevice, stream: &Stream, a: &mut DeviceSlice<u64>, b: &mut DeviceSlice<u64>, c: &mut DeviceSlice<u64>, n: usize) -> Result<(), ProverError> {
+        self.check_device(gpu)?;
+        let log_n = self.log_len("H input a", a.len())?;
+        if !plan::h_step_over_input_fits(log_n, self.max_bits) {
+            return Err(ProverError::Config(format!("an H step over its input needs two passes or more (2^{log_n} at {} bits a pass)", self.max_bits)));
+        }
+        for (what, s) in [("H input b", &*b), ("H input c", &*c)] {
+            if s.len() != a.len() {
+                return Err(ProverError::WrongLength { what, expected: a.len(), got: s.len() });
+            }
+        }
+        if n > 1 << log_n {
+            return Err(ProverError::WrongLength { what: "H evaluations", expected: 1 << log_n, got: n });
+        }
+        let views = [("H input a", &*a), ("H input b", &*b), ("H input c", &*c)];
+        for (i, (what, s)) in views.iter().enumerate() {
+            aligned(what, s)?;
+            for (other, t) in &views[..i] {
+                if overlap(s, t) {
+                    return Err(ProverError::Config(format!("{what} overlaps {other}")));
+                }
+            }
+        }
+        let addr = |s: &DeviceSlice<u64>| s.as_device_ptr().as_raw();
+        let mut passes = Vec::new();
+        plan::h_step_over_input(log_n, self.max_bits, n as u32, addr(a), addr(b), addr(c), &self.tables(), |p| passes.push(*p));
+        launch_all(&gpu.module, stream, &passes)
+    }
+
+    /// Whether [`Self::h_step_over_input`] runs at 2^`log_n`.
+    pub fn h_over_input_fits(&self, log_n: u32) -> bool {
+        plan::h_step_over_input_fits(log_n, self.max_bits)
+    }
+
     /// [`Self::ntt`] on host values (2^k of them), blocking.
     pub fn ntt_blocking(&self, gpu: &GpuDevice, values: &mut [Scalar], dir: Direction, order: Order, coset: bool) -> Result<(), ProverError> {
         self.check_device(gpu)?;

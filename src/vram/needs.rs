@@ -37,12 +37,17 @@ pub struct VramNeeds {
     pub serial_compute: bool,
     /// The MSMs' settings.
     pub msm: MsmConfig,
+    /// Whether the H step can write its output over an input at this
+    /// domain (two NTT passes or more).
+    pub h_over_input: bool,
 }
 
 impl VramNeeds {
     /// The needs of parameters of `lengths`.
     pub fn new(lengths: QueryLengths, compiled_bytes: u64, max_workers: usize, row_twiddles: bool, serial_compute: bool) -> Self {
-        VramNeeds { layout: SlotLayout::for_params(&lengths), lengths, compiled_bytes, max_workers, row_twiddles, serial_compute, msm: MsmConfig::default() }
+        let layout = SlotLayout::for_params(&lengths);
+        let h_over_input = cuzk_kernels::ntt::plan::h_step_over_input_fits(layout.ntt_log(), cuzk_kernels::ntt::plan::MAX_PASS_BITS);
+        VramNeeds { layout, lengths, compiled_bytes, max_workers, row_twiddles, serial_compute, msm: MsmConfig::default(), h_over_input }
     }
 
     /// Bases of `query`.

@@ -47,6 +47,11 @@ pub struct VramPlan {
     /// per device when its computes run one at a time and the budget needs
     /// it.
     pub scratch_sets: usize,
+    /// The H step writes its output over one of its inputs, in the slot
+    /// (`ntt::plan::h_step_over_input`: the same transforms), instead of
+    /// into H coefficients of the scratch set (only when the budget needs
+    /// it).
+    pub h_in_slot: bool,
     /// The MSM arena and staging buffers lie in the worker's slot, in the
     /// a, b, c that the H step has used up before the MSMs run (only when
     /// the budget needs it: apart, streamed copies need not wait for the
@@ -77,8 +82,8 @@ pub struct PlanBytes {
     pub compiled: u64,
     /// One worker's witness slot and results.
     pub per_worker: u64,
-    /// One scratch set: the H coefficients, plus the arena and staging
-    /// buffers when they are not in the slot.
+    /// One scratch set: the H coefficients unless they are in the slot,
+    /// plus the arena and staging buffers unless they are.
     pub per_scratch: u64,
     /// The MSM arena.
     pub arena: u64,
@@ -147,27 +152,39 @@ impl VramPlan {
         let staging = if streamed.is_empty() { 0 } else { needs.staging_bytes(chunk?) };
         let bases = KEEP_ORDER.iter().filter(|q| !streamed.contains(q)).map(|&q| needs.base_bytes(q)).sum();
         let streamed_bytes_per_proof = streamed.iter().map(|&q| needs.base_bytes(q)).sum();
-        // The layout proofs have always had (scratch per worker, the arena
-        // apart) when it fits; else one scratch set per device (computes one
-        // at a time), and the arena and staging buffers in the slot's a, b,
-        // c (the streamed copies then wait for the H step).
-        let fits_slot = arena + staging <= needs.abc_bytes();
+        // The layout proofs have always had (scratch per worker, the H
+        // coefficients and the arena apart) when it fits; else, in this
+        // order, one scratch set per device (computes one at a time), the
+        // arena and staging buffers in the slot's used-up a, b, c (the
+        // streamed copies then wait for the H step), and the H step's
+        // output over its input b (the arena then in the rest).
+        let abc = needs.abc_bytes();
         let shared = if needs.serial_compute && workers > 1 { vec![workers, 1] } else { vec![workers] };
-        let variants = [false, true]
+        let mut layouts = Vec::new();
+        for h_in_slot in [false, true].into_iter().filter(|&h| !h || needs.h_over_input) {
+            for msm_in_slot in [false, true] {
+                let room = if h_in_slot { abc / 3 * 2 } else { abc };
+                if msm_in_slot && arena + staging > room {
+                    continue;
+                }
+                for &sets in &shared {
+                    layouts.push((h_in_slot, msm_in_slot, sets));
+                }
+            }
+        }
+        let variants = layouts
             .into_iter()
-            .filter(|&in_slot| !in_slot || fits_slot)
-            .flat_map(|in_slot| shared.iter().map(move |&sets| (in_slot, sets)))
-            .map(|(msm_in_slot, scratch_sets)| {
+            .map(|(h_in_slot, msm_in_slot, scratch_sets)| {
                 let bytes = PlanBytes {
                     bases,
                     ntt_tables: needs.ntt_bytes(rows),
                     compiled: needs.compiled_bytes,
                     per_worker: needs.slot_bytes(chunk),
-                    per_scratch: needs.h_bytes() + if msm_in_slot { 0 } else { arena + staging },
+                    per_scratch: if h_in_slot { 0 } else { needs.h_bytes() } + if msm_in_slot { 0 } else { arena + staging },
                     arena,
                     staging,
                 };
-                VramPlan { budget: budget.unwrap_or(0), workers, row_twiddles: rows, scratch_sets, msm_in_slot, msm_chunk: chunk, streamed: streamed.clone(), bytes, streamed_bytes_per_proof, estimated_s: 0.0 }
+                VramPlan { budget: budget.unwrap_or(0), workers, row_twiddles: rows, scratch_sets, h_in_slot, msm_in_slot, msm_chunk: chunk, streamed: streamed.clone(), bytes, streamed_bytes_per_proof, estimated_s: 0.0 }
             })
             .collect::<Vec<_>>();
         let mut plan = match budget {
@@ -256,13 +273,14 @@ impl fmt::Display for VramPlan {
         let b = &self.bytes;
         write!(
             f,
-            "{} of a {} budget: {} worker(s) × {} (witness slot), {} × {} (H coefficients{}), MSM arena {}{} {}, bases {} resident, NTT tables {}{}, compiled circuit {}; MSMs {}; ",
+            "{} of a {} budget: {} worker(s) × {} (witness slot), {} × {} ({}{}), MSM arena {}{} {}, bases {} resident, NTT tables {}{}, compiled circuit {}; MSMs {}; ",
             gib(self.total()),
             gib(self.budget),
             self.workers,
             gib(b.per_worker),
             self.scratch_sets,
             gib(b.per_scratch),
+            if self.h_in_slot { "the H step's output over its input b" } else { "H coefficients" },
             if self.msm_in_slot { "" } else { ", MSM arena, staging" },
             gib(b.arena),
             if b.staging > 0 { format!(" + staging {}", gib(b.staging)) } else { String::new() },

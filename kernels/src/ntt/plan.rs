@@ -127,9 +127,9 @@ impl Tables {
     fn scale(&self, scale: Scale, log_n: u32) -> (u64, u64) {
         let hi = self.at(self.layout.scale_hi(scale, log_n));
         let lo = match scale {
-            Scale::InvN | Scale::InvNZ => 0,
+            Scale::InvN | Scale::InvNZ | Scale::InvNZNeg => 0,
             Scale::CosetFwdInvN => self.at(TableLayout::G_LO),
-            Scale::CosetInvN | Scale::HFinal => self.at(TableLayout::GI_LO),
+            Scale::CosetInvN | Scale::HFinal | Scale::HFinalNeg => self.at(TableLayout::GI_LO),
         };
         (hi, lo)
     }
@@ -482,6 +482,60 @@ pub fn h_step(
     } else {
         last.emit(0, last.len, &mut emit);
     }
+}
+
+/// Whether [`h_step_over_input`] can run at 2^`log_n` with passes of at
+/// most `max_bits`: its last inverse must read `b` (first pass) before it
+/// writes over it (last pass), so it needs two passes or more.
+pub fn h_step_over_input_fits(log_n: u32, max_bits: u32) -> bool {
+    pass_bits(log_n, max_bits).count() >= 2
+}
+
+/// [`h_step`] that writes `h` over `b` instead of into a buffer of its
+/// own: the same transforms of `a` and `b`, then the last inverse of
+/// `a·b` (which reads `b` in its first pass) writes `−(a·b)/Z`'s
+/// coefficients into `b` in natural order, and `c`'s inverse writes
+/// `−C/Z − b[k]` there: `h = (a·b − c)/Z`, `2^k − 1` coefficients
+/// (`b[2^k − 1]` holds scratch). The transforms are the same six, so
+/// it costs what [`h_step`] costs, in a third less memory. Only where
+/// [`h_step_over_input_fits`].
+#[allow(clippy::too_many_arguments)]
+pub fn h_step_over_input(log_n: u32, max_bits: u32, valid: u32, a: u64, b: u64, c: u64, tables: &Tables, mut emit: impl FnMut(&PassArgs)) {
+    assert!(h_step_over_input_fits(log_n, max_bits), "the H step over its input needs two passes or more");
+    let out_len = ((1u64 << log_n) - 1) as u32;
+    let inverse = |x: u64, ends: Ends| Passes::of(|e| transform(log_n, max_bits, false, true, x, tables, ends, &mut |p| e(p)));
+    let to_coset = |x: u64| {
+        let ends = Ends { valid: Some(valid), scale_out: Some(tables.scale(Scale::CosetFwdInvN, log_n)), ..Ends::default() };
+        let forward = Passes::of(|e| transform(log_n, max_bits, true, false, x, tables, Ends::default(), &mut |p| e(p)));
+        (inverse(x, ends), forward)
+    };
+    let fused = tables.fused;
+    let coset = |(inv, fwd): (Passes, Passes), keep: usize, emit: &mut dyn FnMut(&PassArgs)| {
+        if fused {
+            inv.emit(0, inv.len - 1, &mut |p| emit(p));
+            emit(&fuse(&inv.last(), &fwd.first()));
+            fwd.emit(1, fwd.len - keep, &mut |p| emit(p));
+        } else {
+            inv.emit(0, inv.len, &mut |p| emit(p));
+            fwd.emit(0, fwd.len - keep, &mut |p| emit(p));
+        }
+    };
+    coset(to_coset(b), 0, &mut emit);
+    let a_passes = to_coset(a);
+    coset(a_passes, fused as usize, &mut emit);
+    let last = inverse(
+        a,
+        Ends { pointwise: Some((b, 0)), scale_out: Some(tables.scale(Scale::HFinalNeg, log_n)), scatter: Some((b, out_len)), ..Ends::default() },
+    );
+    if fused {
+        emit(&fuse(&a_passes.1.last(), &last.first()));
+        last.emit(1, last.len, &mut emit);
+    } else {
+        last.emit(0, last.len, &mut emit);
+    }
+    let c_ends = Ends { valid: Some(valid), scale_out: Some(tables.scale(Scale::InvNZNeg, log_n)), scatter: Some((b, out_len)), subtract_out: true, ..Ends::default() };
+    let c_passes = inverse(c, c_ends);
+    c_passes.emit(0, c_passes.len, &mut emit);
 }
 
 // Keeps the table halves and the pass kernels' indexing in agreement.

@@ -134,6 +134,9 @@ pub enum Scale {
     InvN,
     /// `(g^N - 1)^-1 / N`: the H step's `C/Z` (one entry, no `LO` table).
     InvNZ,
+    /// `−(g^N - 1)^-1 / N`: `−C/Z`, for the H step that writes its output
+    /// over an input (`plan::h_step_over_input`).
+    InvNZNeg,
     /// `g^k / N`: the H step's coset scaling after its first inverse.
     CosetFwdInvN,
     /// `g^-k / N`: inverse coset transform.
@@ -141,6 +144,9 @@ pub enum Scale {
     /// `g^-k · (g^N - 1)^-1 / N`: the H step's final scaling (division by
     /// Z on the coset folded in).
     HFinal,
+    /// `−g^-k · (g^N - 1)^-1 / N`: [`Scale::HFinal`] negated, for the H
+    /// step that writes its output over an input.
+    HFinalNeg,
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
@@ -245,7 +251,7 @@ impl TableLayout {
         let mut at = self.g_hi() + hi_count(self.max_log);
         let mut l = 0;
         while l < log_n {
-            at += 2 + 3 * hi_count(l);
+            at += 3 + 4 * hi_count(l);
             l += 1;
         }
         at
@@ -258,9 +264,11 @@ impl TableLayout {
         match scale {
             Scale::InvN => at,
             Scale::InvNZ => at + 1,
-            Scale::CosetFwdInvN => at + 2,
-            Scale::CosetInvN => at + 2 + h,
-            Scale::HFinal => at + 2 + 2 * h,
+            Scale::InvNZNeg => at + 2,
+            Scale::CosetFwdInvN => at + 3,
+            Scale::CosetInvN => at + 3 + h,
+            Scale::HFinal => at + 3 + 2 * h,
+            Scale::HFinalNeg => at + 3 + 3 * h,
         }
     }
 
@@ -357,6 +365,12 @@ impl TableLayout {
                 first: zinv * n_inv,
             });
             f(Job {
+                offset: self.scale_hi(Scale::InvNZNeg, log_n),
+                count: 1,
+                base: one,
+                first: -(zinv * n_inv),
+            });
+            f(Job {
                 offset: self.scale_hi(Scale::CosetFwdInvN, log_n),
                 count: h,
                 base: pow16(g),
@@ -373,6 +387,12 @@ impl TableLayout {
                 count: h,
                 base: pow16(g_inv),
                 first: zinv * n_inv,
+            });
+            f(Job {
+                offset: self.scale_hi(Scale::HFinalNeg, log_n),
+                count: h,
+                base: pow16(g_inv),
+                first: -(zinv * n_inv),
             });
             g_pow_n = g_pow_n.square();
             n_inv = n_inv * two_inv;
