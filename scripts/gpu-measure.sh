@@ -158,6 +158,13 @@ if want peers; then
   .gpu/bin/bench-gpu_partition --params-file $p --proofs 5 --workers 1,2 2>&1 | tee -a "$out/peers.txt"
   .gpu/bin/bench-gpu_partition --params-file $p --compiled --proofs 5 --workers 1,2 2>&1 | tee -a "$out/peers.txt"
   rm -f $p
+  # bellperson's own CUDA prover and cuzk's compiled path on one synthetic
+  # PoRep circuit of the partition's shape, another random file of its
+  # shape (47 GB), proofs compared bit for bit (~6 min: bellperson's
+  # synthesis and proof).
+  p=/tmp/peer-bellperson-32g.params
+  .gpu/bin/peer_bellperson --params $p 2>&1 | grep -vE "^\[.*(DEBUG|TRACE)" | tee -a "$out/peers.txt"
+  rm -f $p
   # Real 2 KiB and 8 MiB sectors: filecoin-proofs' C2 with SupraSeal, with
   # bellperson's CUDA prover and on the CPU, against cuzk's (~3 min).
   .gpu/bin/test-peer_c2 2>&1 | tee -a "$out/peers.txt"

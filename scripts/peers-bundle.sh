@@ -41,6 +41,9 @@ export EC_GPU_CUDA_NVCC_ARGS="--optimize=6 --fatbin --gpu-architecture=sm_90 --g
 # they share are built once.
 export CARGO_PROFILE_RELEASE_DEBUG=0 CARGO_TARGET_DIR=$PWD/target/cuda
 scripts/with-cuda.sh cargo build --release --manifest-path peers/Cargo.toml
+# bellperson's own CUDA prover at the partition's shape (its kernels built
+# by ec-gpu-gen with nvcc).
+scripts/with-cuda.sh cargo build --release --manifest-path peers/Cargo.toml --no-default-features --features bellperson-cuda --bin peer_bellperson
 # tests/c2.rs: filecoin-proofs' C2 against cuzk's on real sectors, with
 # SupraSeal (the default features) and with bellperson's own CUDA prover.
 c2() {
@@ -56,6 +59,7 @@ scripts/with-cuda.sh cargo build --release -p cuzk --features cuda --bench gpu_p
 out=$(mktemp -d)
 mkdir -p "$out/bin" "$out/cubin"
 cp "$CARGO_TARGET_DIR/release/peer_partition" "$out/bin/"
+cp "$CARGO_TARGET_DIR/release/peer_bellperson" "$out/bin/"
 cp "$c2_supraseal" "$out/bin/test-peer_c2"
 cp "$c2_bellperson" "$out/bin/test-peer_c2_bellperson"
 cp "$(ls -t "$CARGO_TARGET_DIR"/release/deps/gpu_partition-* | grep -v '\.d$' | head -n 1)" "$out/bin/bench-gpu_partition"

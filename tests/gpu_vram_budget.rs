@@ -1,6 +1,7 @@
 //! Provers within a VRAM budget (`ProverConfig::vram_limit`): fewer
-//! workers, MSMs in chunks, the H step's output over its input, parameter
-//! queries streamed from pinned host memory; every proof bit-identical to bellperson's and verifying, from
+//! workers, MSMs in chunks, the H step's output over its input, the
+//! scalars copied in during the compute, parameter queries streamed from
+//! pinned host memory; every proof bit-identical to bellperson's and verifying, from
 //! host parameters and from a parameter file, full assignments and a
 //! compiled circuit, one and two workers, computes one at a time and
 //! interleaved. Needs a GPU (skips, saying why, without one).
@@ -63,8 +64,9 @@ fn streamed_and_chunked_proofs_match_bellperson() {
         let plan = prover.vram_plan().expect("a GPU plan").clone();
         eprintln!("least {least}: {plan}");
         assert_eq!((plan.workers, plan.streamed.len(), plan.msm_chunk), (1, 5, Some(cuzk::vram::plan::MIN_CHUNK)), "{plan}");
-        // The H step's output over its input: no H buffer.
-        assert!(plan.h_in_slot, "{plan}");
+        // The H step's output over its input (no H buffer) and the scalars
+        // copied in during the compute (full assignments).
+        assert!(plan.h_in_slot && plan.scalars_late, "{plan}");
         assert_eq!(prover.workers(), 1);
         common::assert_batch_matches_bellperson(&prover, &params, CONSTRAINTS, INPUTS, 3, &mut rng);
         drop(prover);

@@ -198,6 +198,10 @@ struct ComputeBuffers {
     /// Recorded after each of the eight MSMs (also a skipped one), for the
     /// per-MSM times in the debug log.
     msm_done: [Event; 8],
+    /// Late scalars' copies (`VramPlan::scalars_late`), beside the H MSM;
+    /// the worker's stream waits on `scalars_ready` before the next MSM.
+    late: Stream,
+    scalars_ready: Marker,
     /// Around a proof's streamed copies, on the copy stream.
     copy_began: Event,
     copy_done: Event,
@@ -220,6 +224,8 @@ impl ComputeBuffers {
             h_done: timing()?,
             h_marker: Marker::new()?,
             msm_done: [timing()?, timing()?, timing()?, timing()?, timing()?, timing()?, timing()?, timing()?],
+            late: Stream::new(StreamFlags::NON_BLOCKING, None).map_err(|e| gpu_err("stream", e))?,
+            scalars_ready: Marker::new()?,
             copy_began: timing()?,
             copy_done: timing()?,
             // The host waits on this one for the whole proof: block, not spin.
@@ -366,6 +372,9 @@ pub struct GpuStaged {
     /// Bytes the upload sent (the values, or their classes).
     pub(crate) sent_bytes: usize,
     claim: SlotClaim,
+    /// With late scalars (`VramPlan::scalars_late`): the job, whose inputs
+    /// and aux the compute copies into the slot; held until then.
+    late_job: Option<ProofJob>,
 }
 
 impl GpuEngine {
@@ -374,7 +383,7 @@ impl GpuEngine {
     pub fn new(params: &ParamsSource, compiled: Option<&CompiledCircuit>, config: &ProverConfig) -> Result<Self, ProverError> {
         let devices = open_devices(&config.devices, config.faults.contexts_per_gpu)?;
         let lengths = params.lengths();
-        let layout = SlotLayout::for_params(&lengths);
+        let mut layout = SlotLayout::for_params(&lengths);
         if !layout.domain.is_power_of_two() {
             return Err(ProverError::Config(format!("H query has {} bases; expected 2^k − 1", layout.domain - 1)));
         }
@@ -413,6 +422,7 @@ impl GpuEngine {
         let arena_words = needs.arena_words(plan.msm_chunk).map_err(ProverError::Config)?;
         let staging = if plan.streamed.is_empty() { 0 } else { staging_words(plan.msm_chunk.unwrap_or(0)) };
         let places = ResultPlaces::new(&layout, plan.msm_chunk);
+        layout.late_scalars = plan.scalars_late;
         // Built up in place, so that an error half way frees what was
         // reserved in the right contexts (Drop).
         let mut engine = GpuEngine {
@@ -521,7 +531,9 @@ impl GpuEngine {
 
     /// Uploads the job's witness into `slot` on the slot's stream and waits
     /// for it: when this returns the witness is in VRAM and the job's host
-    /// buffer is free again (a pooled one is back in its pool). Parts that
+    /// buffer is free again (a pooled one is back in its pool), except with
+    /// late scalars (`VramPlan::scalars_late`), where the staged proof holds
+    /// the job until its compute has copied the scalars in. Parts that
     /// lie in pinned pool memory are copied directly by the copy engine;
     /// the rest go through the slot's pinned staging chunks. Uploads to one
     /// device take turns.
@@ -606,7 +618,12 @@ impl GpuEngine {
         let Uploaded { direct, sent } = uploaded?;
         // Counted on the device from the slot's own aux values (the MSMs'
         // window is chosen for it, their sort's room bounded by it).
-        let aux_general = ws.aux_general.lock().unwrap_or_else(|e| e.into_inner()).1[0] as usize;
+        // Late scalars are not on the device yet: counted on the host.
+        let aux_general = if lay.late_scalars {
+            crate::witness::classes::count_others(&job.assignment().aux)
+        } else {
+            ws.aux_general.lock().unwrap_or_else(|e| e.into_inner()).1[0] as usize
+        };
         if check {
             let first_bad = ws.first_bad.lock().unwrap_or_else(|e| e.into_inner()).1[0];
             if first_bad != u32::MAX {
@@ -648,6 +665,7 @@ impl GpuEngine {
             sent_bytes: sent,
             abc,
             claim,
+            late_job: lay.late_scalars.then_some(job),
         })
     }
 
@@ -715,14 +733,18 @@ impl GpuEngine {
             let len = part.of(asg).len();
             zero_async(&ws.stream, at(lay.abc(which) + len * FR_WORDS), (lay.domain - len) * FR_WORDS)?;
         }
-        upload(stager, Part::Input, lay.scalars_at())?;
-        upload(stager, Part::Aux, lay.aux_scalars_at())?;
-        self.enqueue_count_general(ws, at(lay.aux_scalars_at()), asg.aux.len())?;
+        // Late scalars go up during the compute (`copy_late_scalars`).
+        if !lay.late_scalars {
+            upload(stager, Part::Input, lay.scalars_at())?;
+            upload(stager, Part::Aux, lay.aux_scalars_at())?;
+            self.enqueue_count_general(ws, at(lay.aux_scalars_at()), asg.aux.len())?;
+        }
         stager.upload(&ws.stream, at(lay.a_aux_density_at()), asg.a_aux_density.words())?;
         stager.upload(&ws.stream, at(lay.b_aux_density_at()), asg.b_aux_density.words())?;
         stager.upload(&ws.stream, at(lay.b_input_density_at()), asg.b_input_density.words())?;
         ws.uploaded.record(&ws.stream).map_err(|e| gpu_err("record upload event", e))?;
-        Ok(Uploaded { direct, sent: asg.value_bytes() })
+        let late = if lay.late_scalars { 32 * (asg.input.len() + asg.aux.len()) } else { 0 };
+        Ok(Uploaded { direct, sent: asg.value_bytes() - late })
     }
 
     /// Counts the slot's aux values other than 0 and 1 on its stream, into
@@ -813,6 +835,7 @@ impl GpuEngine {
             let ran = shared.compute_order.serialized(st.slot, &ws.stream, |i| &slots[i].computed, drain, || self.enqueue_proof(ws, &st, &mut bufs, &mut scratch));
             if ran.is_err() {
                 let _ = drain_copies(&scratch);
+                let _ = wait::stream(&bufs.late, "drain late scalars", self.timeout);
             }
             ran?
         } else {
@@ -822,6 +845,7 @@ impl GpuEngine {
                     // Let whatever was enqueued finish, so the next proof
                     // finds the slot's buffers idle.
                     let _ = drain_copies(&scratch);
+                    let _ = wait::stream(&bufs.late, "drain late scalars", self.timeout);
                     let _ = wait::stream(&ws.stream, "drain after a failed compute", self.timeout);
                     return Err(e);
                 }
@@ -841,6 +865,7 @@ impl GpuEngine {
         // A timing query that fails costs the log its figure, never the proof.
         timings.ntt = bufs.h_done.elapsed(&bufs.began).unwrap_or_default();
         timings.msm = bufs.done.elapsed(&bufs.h_done).unwrap_or_default();
+        timings.upload_bytes += ran.late_bytes;
         if ran.streamed_bytes > 0 {
             timings.bases_streamed = ran.streamed_bytes;
             timings.bases_copy = bufs.copy_done.elapsed(&bufs.copy_began).unwrap_or_default();
@@ -910,7 +935,8 @@ impl GpuEngine {
         // The arena and the two staging buffers: in the slot's a, b, c
         // (free once the H step is done) or in the scratch set.
         let msm_words = self.arena_words + 2 * self.staging_words;
-        let in_slot_at = if self.plan.h_in_slot { lay.abc(1) } else { 0 };
+        // After the H output (a's region) and the late scalars (b's).
+        let in_slot_at = lay.abc(self.plan.h_in_slot as usize + self.plan.scalars_late as usize);
         let msm_region = match &mut scratch.msm {
             Some(buf) => buf.index(..msm_words),
             None => ws.vram.index(in_slot_at..in_slot_at + msm_words),
@@ -918,9 +944,14 @@ impl GpuEngine {
         let staging_at = msm_region.as_device_ptr().as_raw() + 8 * self.arena_words as u64;
         let staging = [staging_at, staging_at + 8 * self.staging_words as u64];
         let mut arena = msm_region.index(..self.arena_words.max(1));
-        let mut ran = Ran { pieces: vec![false; self.places.total_pieces()], streamed_bytes: 0 };
+        let mut ran = Ran { pieces: vec![false; self.places.total_pieces()], streamed_bytes: 0, late_bytes: 0 };
         let mut first_copy = true;
         for msm in ProofMsm::ALL {
+            if msm == ProofMsm::L {
+                if let Some(job) = &st.late_job {
+                    ran.late_bytes = self.copy_late_scalars(ws, bufs, job)?;
+                }
+            }
             let input = self.msm_input(ws, st, h_ptr, msm);
             let ones = input.density.map(|d| d.ones);
             let list = pieces(msm, input.n, ones, input.base_offset, self.plan.msm_chunk, st.ranks.as_deref()).map_err(ProverError::Config)?;
@@ -991,6 +1022,30 @@ impl GpuEngine {
         Ok(ran)
     }
 
+    /// Copies a late-scalars job's inputs and aux into the slot's b region
+    /// on the worker's late stream, once the H step (whose output went over
+    /// a, and which read b) is done, beside the H MSM; the worker's stream
+    /// waits for them before its next MSM. Pinned pool memory is copied
+    /// directly, the rest through the slot's staging chunks (which blocks
+    /// this thread while the GPU runs the H MSM). Returns the bytes.
+    fn copy_late_scalars(&self, ws: &WorkerSlot, bufs: &ComputeBuffers, job: &ProofJob) -> Result<usize, ProverError> {
+        let lay = &self.layout;
+        let asg = job.assignment();
+        // SAFETY: both offsets are regions of the slot (SlotLayout).
+        let at = |words: usize| unsafe { ws.vram.as_device_ptr().add(words) };
+        bufs.h_marker.wait_on(&bufs.late)?;
+        let mut stager = ws.stager.lock().unwrap_or_else(|e| e.into_inner());
+        for (part, to) in [(Part::Input, lay.scalars_at()), (Part::Aux, lay.aux_scalars_at())] {
+            match job.pooled_witness().and_then(|w| w.pinned(part)) {
+                Some(values) => copy_pinned(&bufs.late, at(to), scalar_limbs(values))?,
+                None => stager.upload(&bufs.late, at(to), scalar_limbs(part.of(asg)))?,
+            }
+        }
+        bufs.scalars_ready.record(&bufs.late)?;
+        bufs.scalars_ready.wait_on(&ws.stream)?;
+        Ok(32 * (asg.input.len() + asg.aux.len()))
+    }
+
     /// Where one MSM's scalars, density and bases are, as `cpu::compute`
     /// pairs them.
     fn msm_input(&self, ws: &WorkerSlot, st: &GpuStaged, h: DevicePointer<u64>, msm: ProofMsm) -> MsmInput {
@@ -1047,6 +1102,8 @@ extern "C" {
 struct Ran {
     pieces: Vec<bool>,
     streamed_bytes: usize,
+    /// Late scalars copied in (`VramPlan::scalars_late`).
+    late_bytes: usize,
 }
 
 /// What an upload moved.

@@ -66,9 +66,18 @@ impl VramNeeds {
         alloc_bytes(if rows { TableLayout::new(log) } else { TableLayout::compact(log) }.words())
     }
 
-    /// One worker's slot (the witness) and its MSM results.
-    pub fn slot_bytes(&self, chunk: Option<usize>) -> u64 {
-        alloc_bytes(self.layout.words()) + alloc_bytes(ResultPlaces::new(&self.layout, chunk).words())
+    /// One worker's slot (the witness, its scalars late or not) and its
+    /// MSM results.
+    pub fn slot_bytes(&self, chunk: Option<usize>, late_scalars: bool) -> u64 {
+        let layout = SlotLayout { late_scalars, ..self.layout };
+        alloc_bytes(layout.words()) + alloc_bytes(ResultPlaces::new(&layout, chunk).words())
+    }
+
+    /// Whether a plan may upload the scalars late: full assignments (a
+    /// compiled circuit's a, b, c are made from them at pre-stage), the H
+    /// step over its input, scalars that fit one region.
+    pub fn late_scalars_possible(&self) -> bool {
+        self.compiled_bytes == 0 && self.h_over_input && self.layout.scalars_fit_a_region()
     }
 
     /// The slot's a, b, c: the H step's scratch, free once it is done.

@@ -52,6 +52,11 @@ pub struct VramPlan {
     /// into H coefficients of the scratch set (only when the budget needs
     /// it).
     pub h_in_slot: bool,
+    /// The witness's scalars are copied into the slot during the compute,
+    /// beside the H MSM that does not read them, into the region the H
+    /// step has finished with (full assignments only; when the budget
+    /// needs it): the slot then holds a, b, c and the densities.
+    pub scalars_late: bool,
     /// The MSM arena and staging buffers lie in the worker's slot, in the
     /// a, b, c that the H step has used up before the MSMs run (only when
     /// the budget needs it: apart, streamed copies need not wait for the
@@ -157,34 +162,40 @@ impl VramPlan {
         // order, one scratch set per device (computes one at a time), the
         // arena and staging buffers in the slot's used-up a, b, c (the
         // streamed copies then wait for the H step), and the H step's
-        // output over its input b (the arena then in the rest).
+        // output over its input b (the arena then in the rest), and the
+        // scalars copied in during the compute (the arena in the last third).
         let abc = needs.abc_bytes();
         let shared = if needs.serial_compute && workers > 1 { vec![workers, 1] } else { vec![workers] };
         let mut layouts = Vec::new();
         for h_in_slot in [false, true].into_iter().filter(|&h| !h || needs.h_over_input) {
-            for msm_in_slot in [false, true] {
-                let room = if h_in_slot { abc / 3 * 2 } else { abc };
-                if msm_in_slot && arena + staging > room {
-                    continue;
-                }
-                for &sets in &shared {
-                    layouts.push((h_in_slot, msm_in_slot, sets));
+            for late in [false, true].into_iter().filter(|&l| !l || (h_in_slot && needs.late_scalars_possible())) {
+                for msm_in_slot in [false, true] {
+                    // Thirds of a, b, c left for the arena: all; two when
+                    // the H output is in one; one when the scalars are in
+                    // another.
+                    let room = abc / 3 * (3 - h_in_slot as u64 - late as u64);
+                    if msm_in_slot && arena + staging > room {
+                        continue;
+                    }
+                    for &sets in &shared {
+                        layouts.push((h_in_slot, late, msm_in_slot, sets));
+                    }
                 }
             }
         }
         let variants = layouts
             .into_iter()
-            .map(|(h_in_slot, msm_in_slot, scratch_sets)| {
+            .map(|(h_in_slot, scalars_late, msm_in_slot, scratch_sets)| {
                 let bytes = PlanBytes {
                     bases,
                     ntt_tables: needs.ntt_bytes(rows),
                     compiled: needs.compiled_bytes,
-                    per_worker: needs.slot_bytes(chunk),
+                    per_worker: needs.slot_bytes(chunk, scalars_late),
                     per_scratch: if h_in_slot { 0 } else { needs.h_bytes() } + if msm_in_slot { 0 } else { arena + staging },
                     arena,
                     staging,
                 };
-                VramPlan { budget: budget.unwrap_or(0), workers, row_twiddles: rows, scratch_sets, h_in_slot, msm_in_slot, msm_chunk: chunk, streamed: streamed.clone(), bytes, streamed_bytes_per_proof, estimated_s: 0.0 }
+                VramPlan { budget: budget.unwrap_or(0), workers, row_twiddles: rows, scratch_sets, h_in_slot, scalars_late, msm_in_slot, msm_chunk: chunk, streamed: streamed.clone(), bytes, streamed_bytes_per_proof, estimated_s: 0.0 }
             })
             .collect::<Vec<_>>();
         let mut plan = match budget {
@@ -263,7 +274,9 @@ impl CostModel {
             (3 * lay.domain + lay.scalars) as f64 * 32.0
         };
         let link = (plan.streamed_bytes_per_proof as f64 + witness_bytes) / Self::LINK_BYTES_PER_S;
-        let prestage = witness_bytes / Self::LINK_BYTES_PER_S + if compiled { domain * Self::PRESTAGE_COMPILED_NS * 1e-9 } else { 0.0 };
+        // Late scalars go up during the H MSM, not at pre-stage.
+        let staged_bytes = if plan.scalars_late { (3 * lay.domain) as f64 * 32.0 } else { witness_bytes };
+        let prestage = staged_bytes / Self::LINK_BYTES_PER_S + if compiled { domain * Self::PRESTAGE_COMPILED_NS * 1e-9 } else { 0.0 };
         gpu.max(link) + if plan.workers == 1 { prestage } else { 0.0 }
     }
 }
@@ -271,17 +284,25 @@ impl CostModel {
 impl fmt::Display for VramPlan {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let b = &self.bytes;
+        let mut scratch = Vec::new();
+        if !self.h_in_slot {
+            scratch.push("H coefficients");
+        }
+        if !self.msm_in_slot {
+            scratch.push("MSM arena and staging");
+        }
         write!(
             f,
-            "{} of a {} budget: {} worker(s) × {} (witness slot), {} × {} ({}{}), MSM arena {}{} {}, bases {} resident, NTT tables {}{}, compiled circuit {}; MSMs {}; ",
+            "{} of a {} budget: {} worker(s) × {} (witness slot{}), {} scratch set(s) × {} ({}), H step {}, MSM arena {}{} {}, bases {} resident, NTT tables {}{}, compiled circuit {}; MSMs {}; ",
             gib(self.total()),
             gib(self.budget),
             self.workers,
             gib(b.per_worker),
+            if self.scalars_late { "; scalars copied in during the compute" } else { "" },
             self.scratch_sets,
             gib(b.per_scratch),
-            if self.h_in_slot { "the H step's output over its input b" } else { "H coefficients" },
-            if self.msm_in_slot { "" } else { ", MSM arena, staging" },
+            if scratch.is_empty() { "nothing".to_string() } else { scratch.join(", ") },
+            if self.h_in_slot { "output over its input" } else { "into its own buffer" },
             gib(b.arena),
             if b.staging > 0 { format!(" + staging {}", gib(b.staging)) } else { String::new() },
             if self.msm_in_slot { "in the slot's used a, b, c" } else { "apart" },

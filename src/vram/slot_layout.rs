@@ -17,6 +17,11 @@ pub struct SlotLayout {
     pub aux_density_words: usize,
     /// Words of the B-input density bitmap.
     pub input_density_words: usize,
+    /// The scalars are not uploaded with the witness: a compute copies
+    /// them into b's region once the H step, which wrote its output over a
+    /// (`VramPlan::scalars_late`), is done with it; the slot then holds
+    /// a, b, c and the densities alone.
+    pub late_scalars: bool,
 }
 
 impl SlotLayout {
@@ -29,6 +34,7 @@ impl SlotLayout {
             scalars: inputs + aux,
             aux_density_words: aux.div_ceil(64),
             input_density_words: inputs.div_ceil(64),
+            late_scalars: false,
         }
     }
     /// Aux variables.
@@ -39,9 +45,14 @@ impl SlotLayout {
     pub fn abc(&self, which: usize) -> usize {
         which * self.domain * FR_WORDS
     }
-    /// Where the scalars (inputs, then aux) begin.
+    /// Where the scalars (inputs, then aux) begin: after a, b, c, or with
+    /// late scalars in b's region.
     pub fn scalars_at(&self) -> usize {
-        self.abc(3)
+        if self.late_scalars {
+            self.abc(1)
+        } else {
+            self.abc(3)
+        }
     }
     /// Where the aux scalars begin.
     pub fn aux_scalars_at(&self) -> usize {
@@ -49,7 +60,16 @@ impl SlotLayout {
     }
     /// Where the A-aux density bitmap begins.
     pub fn a_aux_density_at(&self) -> usize {
-        self.scalars_at() + self.scalars * FR_WORDS
+        if self.late_scalars {
+            self.abc(3)
+        } else {
+            self.scalars_at() + self.scalars * FR_WORDS
+        }
+    }
+
+    /// Whether the scalars fit in one of a, b, c (late scalars need it).
+    pub fn scalars_fit_a_region(&self) -> bool {
+        self.scalars <= self.domain
     }
     /// Where the B-aux density bitmap begins.
     pub fn b_aux_density_at(&self) -> usize {
