@@ -3,7 +3,7 @@
 # scripts/gpu-bundle.sh: the GPU tests, then the benches (arithmetic with
 # every multiplication variant, MSM with every register-cap variant, NTT).
 # Usage: scripts/gpu-measure.sh [tests] [arith] [msm] [msm-tables] [msm-windows] [ntt]
-# [ntt-variants] [ncu] [partition] [compiled] [porep] [c2] [params-gen] [daemon] [peers] [vram-budgets] [overlap] [small-overlap] [sharing-sweep] [soak] [sanitize]
+# [ntt-variants] [ncu] [partition] [compiled] [porep] [c2] [params-gen] [daemon] [peers] [vram-compiled] [vram-full] [overlap] [small-overlap] [sharing-sweep] [soak] [sanitize]
 # (default: tests arith msm ntt). GPU_TESTS="gpu_ntt
 # gpu_msm:g2_large" limits the tests to those binaries / filters.
 # Writes logs to ${OUT:-/tmp/cuzk-out}.
@@ -172,14 +172,17 @@ if want peers; then
   BELLMAN_NO_GPU=1 .gpu/bin/test-peer_c2_bellperson 2>&1 | tee -a "$out/peers.txt"
   echo "peers done at $(( $(date +%s) - t0 )) s"
 fi
-if want vram-budgets; then
+if want vram-compiled; then
   # The H200 standing in for smaller cards (ProverConfig::vram_limit): a
-  # 32 GiB partition through a compiled circuit at 141, 80 and 48 GiB,
-  # then with full assignments at 80, 48 and 24 GiB; 2 workers at most,
-  # 5 proofs each after two alone (~10 min in all).
-  .gpu/bin/bench-gpu_partition --compiled --vram-limit 141,80,48 --workers 2 --proofs 5 2>&1 | tee "$out/vram-budgets.txt"
-  .gpu/bin/bench-gpu_partition --vram-limit 80,48,24 --workers 2 --proofs 5 2>&1 | tee -a "$out/vram-budgets.txt"
-  echo "vram budgets done at $(( $(date +%s) - t0 )) s"
+  # 32 GiB partition through a compiled circuit at 141, 80, 48 and 24 GiB,
+  # 2 workers at most, 5 proofs each after two alone (~7 min).
+  .gpu/bin/bench-gpu_partition --compiled --vram-limit 141,80,48,24 --workers 2 --proofs 5 2>&1 | tee "$out/vram-compiled.txt"
+  echo "vram budgets (compiled) done at $(( $(date +%s) - t0 )) s"
+fi
+if want vram-full; then
+  # The same with full assignments at 80, 48, 24 and 16 GiB (~8 min).
+  .gpu/bin/bench-gpu_partition --vram-limit 80,48,24,16 --workers 2 --proofs 5 2>&1 | tee "$out/vram-full.txt"
+  echo "vram budgets (full assignments) done at $(( $(date +%s) - t0 )) s"
 fi
 if want overlap; then
   # Workers sharing one GPU at a whole 32 GiB partition: 1 then 2 workers on

@@ -981,10 +981,11 @@ impl GpuEngine {
                         }
                         // SAFETY: both staging buffers hold a piece's bases
                         // (a chunk of G1 points, half as many in G2) and are
-                        // reserved for the engine's life; the first copy of a
-                        // proof waits for its H step, whose a, b, c the
-                        // buffers may reuse.
-                        let at = unsafe { ring.fill(staging, host, piece.base_first, piece.selected, first_copy.then_some(&bufs.h_marker), &ws.stream)? };
+                        // reserved for the engine's life; in the slot, the
+                        // first copy of a proof waits for its H step, whose
+                        // a, b, c they reuse (apart, copies start at once).
+                        let after_h = (first_copy && self.plan.msm_in_slot).then_some(&bufs.h_marker);
+                        let at = unsafe { ring.fill(staging, host, piece.base_first, piece.selected, after_h, &ws.stream)? };
                         first_copy = false;
                         ran.streamed_bytes += piece.selected * host.curve().affine_limbs() * 8;
                         (BasesAt { ptr: at, len: piece.selected, curve: host.curve(), tables: 1, table_c: 0 }, part, true)
@@ -995,8 +996,9 @@ impl GpuEngine {
                 // result buffer, the bases resident or in the staging
                 // buffer just filled; all are reserved for the engine's life
                 // and used in this stream's order. `input.general` was
-                // counted on the device from the slot's aux values, which
-                // nothing changes until the proof is computed.
+                // counted from the job's aux values (on the device, or on
+                // the host for late scalars), which nothing changes until
+                // the proof is computed.
                 let plan = unsafe { msm_at(gpu, &ws.stream, bases, &part, &self.msm_config, &mut arena, out)? };
                 if streamed {
                     if let Some(ring) = scratch.ring.as_mut() {

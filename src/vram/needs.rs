@@ -91,17 +91,27 @@ impl VramNeeds {
     }
 
     /// Words of the MSM arena: room for each MSM (each piece of it with a
-    /// chunk) planned for all its scalars and for as many as its bases
-    /// (a density MSM's window is chosen for the selected count; the MSM
-    /// falls back to the former plan if the witness's count needs more).
+    /// chunk: a whole one and the last, smaller one, whose window can be
+    /// smaller and its entries more) planned for all its scalars and for as
+    /// many as its bases (a density MSM's window is chosen for the selected
+    /// count; the MSM falls back to the former plan if the witness's count
+    /// needs more).
     pub fn arena_words(&self, chunk: Option<usize>) -> Result<usize, String> {
         ProofMsm::ALL
             .iter()
             .flat_map(|m| {
-                let piece = chunk.map_or(usize::MAX, |c| m.piece_scalars(c));
-                let n = m.scalars(&self.layout).min(piece);
-                [n, m.bases_in(&self.lengths).min(n)].map(|selected| MsmPlan::for_selected(n, selected, m.curve(), &self.msm))
+                let n = m.scalars(&self.layout);
+                let sizes = match chunk {
+                    Some(c) if n > m.piece_scalars(c) => {
+                        let piece = m.piece_scalars(c);
+                        vec![piece, n - (n.div_ceil(piece) - 1) * piece]
+                    }
+                    _ => vec![n],
+                };
+                let (bases, curve) = (m.bases_in(&self.lengths), m.curve());
+                sizes.into_iter().flat_map(move |n| [n, bases.min(n)].map(move |selected| (curve, n, selected)))
             })
+            .map(|(curve, n, selected)| MsmPlan::for_selected(n, selected, curve, &self.msm))
             .try_fold(0, |max, plan| plan.map(|p| p.scratch_words().max(max)))
             .map_err(|e| format!("MSM plan: {e}"))
     }

@@ -174,3 +174,26 @@ fn result_places_hold_every_piece() {
     assert_eq!(ResultPlaces::new(&lay, Some(1024)).pieces(ProofMsm::H), (1 << 14) / 1024);
     assert_eq!(ResultPlaces::new(&lay, Some(1024)).pieces(ProofMsm::BG2Aux), 12_000usize.div_ceil(512));
 }
+
+/// The arena holds the plan every piece falls back to (all its scalars
+/// selected), the last, smaller piece included: below 2^25 and 2^26 the
+/// window is smaller and the entries more.
+#[test]
+fn the_arena_holds_every_pieces_fallback_plan() {
+    use cuzk_kernels::msm::plan::{MsmConfig, MsmPlan};
+    for lengths in [porep_32g(), small(14, 12_000, 4), small(17, 100_000, 30)] {
+        let needs = VramNeeds::new(lengths, 0, 1, true, true);
+        for chunk in std::iter::once(None).chain(needs.chunk_candidates().into_iter().map(Some)) {
+            let arena = needs.arena_words(chunk).unwrap();
+            for m in ProofMsm::ALL {
+                let n = m.scalars(&needs.layout);
+                let size = chunk.map_or(n.max(1), |c| m.piece_scalars(c));
+                let count = m.pieces(n, chunk);
+                for piece_n in [size.min(n), n - (count - 1) * size.min(n)] {
+                    let plan = MsmPlan::new(piece_n, m.curve(), &MsmConfig::default()).unwrap();
+                    assert!(plan.scratch_words() <= arena, "{m:?} piece of {piece_n} in chunks of {chunk:?}");
+                }
+            }
+        }
+    }
+}
