@@ -227,6 +227,17 @@ fn row_twiddles_at_2_21() {
     }
 }
 
+/// a, b, c back to back in one device buffer of three 2^k regions, as in a
+/// worker slot, the padding left as random garbage (the H step must read
+/// it as zero).
+fn slot_of(values: [&[Scalar]; 3], domain: usize, rng: &mut rand_chacha::ChaCha8Rng) -> DeviceBuffer<u64> {
+    let mut slot: Vec<u64> = (0..3 * domain * 4).map(|_| rng.gen()).collect();
+    for (i, v) in values.into_iter().enumerate() {
+        slot[i * domain * 4..][..v.len() * 4].copy_from_slice(scalar_limbs(v));
+    }
+    DeviceBuffer::from_slice(&slot).unwrap()
+}
+
 /// The H step as the prover will call it: a, b, c back to back in one
 /// device buffer (like a worker slot), the output in another with a guard
 /// element after it, on a non-blocking stream.
@@ -240,12 +251,7 @@ fn h_step_on_slot_style_buffers() {
     for (n, log_domain) in [(70_001usize, 17u32), (1 << 16, 16), (9, 4)] {
         let domain = 1usize << log_domain;
         let (a, b, c) = (random_scalars(&mut rng, n), random_scalars(&mut rng, n), random_scalars(&mut rng, n));
-        // Padding left as random garbage: the H step must read it as zero.
-        let mut slot: Vec<u64> = (0..3 * domain * 4).map(|_| rng.gen()).collect();
-        for (i, v) in [&a, &b, &c].into_iter().enumerate() {
-            slot[i * domain * 4..][..n * 4].copy_from_slice(scalar_limbs(v));
-        }
-        let vram = DeviceBuffer::from_slice(&slot).unwrap();
+        let vram = slot_of([&a, &b, &c], domain, &mut rng);
         let out = DeviceBuffer::from_slice(&vec![u64::MAX; domain * 4]).unwrap();
         let w = domain * 4;
         let (mut da, mut db, mut dc) = (vram.index(0..w), vram.index(w..2 * w), vram.index(2 * w..3 * w));
@@ -276,11 +282,7 @@ fn h_step_over_input_on_slot_style_buffers() {
     for (n, log_domain) in [(70_001usize, 17u32), (1 << 16, 16), (2000, 11)] {
         let domain = 1usize << log_domain;
         let (a, b, c) = (random_scalars(&mut rng, n), random_scalars(&mut rng, n), random_scalars(&mut rng, n));
-        let mut slot: Vec<u64> = (0..3 * domain * 4).map(|_| rng.gen()).collect();
-        for (i, v) in [&a, &b, &c].into_iter().enumerate() {
-            slot[i * domain * 4..][..n * 4].copy_from_slice(scalar_limbs(v));
-        }
-        let vram = DeviceBuffer::from_slice(&slot).unwrap();
+        let vram = slot_of([&a, &b, &c], domain, &mut rng);
         let w = domain * 4;
         let (mut r0, mut r1, mut r2) = (vram.index(0..w), vram.index(w..2 * w), vram.index(2 * w..3 * w));
         // SAFETY: the buffer lives until after the synchronize below.

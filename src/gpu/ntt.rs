@@ -251,29 +251,7 @@ impl GpuNtt {
         n: usize,
         out: &mut DeviceSlice<u64>,
     ) -> Result<(), ProverError> {
-        self.check_device(gpu)?;
-        let log_n = self.log_len("H input a", a.len())?;
-        for (what, s) in [("H input b", &*b), ("H input c", &*c)] {
-            if s.len() != a.len() {
-                return Err(ProverError::WrongLength { what, expected: a.len(), got: s.len() });
-            }
-        }
-        let domain = 1usize << log_n;
-        if n > domain {
-            return Err(ProverError::WrongLength { what: "H evaluations", expected: domain, got: n });
-        }
-        if out.len() < (domain - 1) * FR_WORDS {
-            return Err(ProverError::WrongLength { what: "H output", expected: (domain - 1) * FR_WORDS, got: out.len() });
-        }
-        let views = [("H input a", &*a), ("H input b", &*b), ("H input c", &*c), ("H output", &*out)];
-        for (i, (what, s)) in views.iter().enumerate() {
-            aligned(what, s)?;
-            for (other, t) in &views[..i] {
-                if overlap(s, t) {
-                    return Err(ProverError::Config(format!("{what} overlaps {other}")));
-                }
-            }
-        }
+        let log_n = self.check_h_buffers(gpu, [&*a, &*b, &*c], n, Some(&*out))?;
         let addr = |s: &DeviceSlice<u64>| s.as_device_ptr().as_raw();
         let mut passes = Vec::new();
         plan::h_step(log_n, self.max_bits, n as u32, addr(a), addr(b), addr(c), addr(out), &self.tables(), |p| passes.push(*p));
@@ -289,20 +267,37 @@ impl GpuNtt {
     /// # Safety
     /// As for [`Self::h_step`].
     pub unsafe fn h_step_over_input(&self, gpu: &GpuDevice, stream: &Stream, a: &mut DeviceSlice<u64>, b: &mut DeviceSlice<u64>, c: &mut DeviceSlice<u64>, n: usize) -> Result<(), ProverError> {
-        self.check_device(gpu)?;
-        let log_n = self.log_len("H input a", a.len())?;
+        let log_n = self.check_h_buffers(gpu, [&*a, &*b, &*c], n, None)?;
         if !plan::h_step_over_input_fits(log_n, self.max_bits) {
             return Err(ProverError::Config(format!("an H step over its input needs two passes or more (2^{log_n} at {} bits a pass)", self.max_bits)));
         }
-        for (what, s) in [("H input b", &*b), ("H input c", &*c)] {
+        let addr = |s: &DeviceSlice<u64>| s.as_device_ptr().as_raw();
+        let mut passes = Vec::new();
+        plan::h_step_over_input(log_n, self.max_bits, n as u32, addr(a), addr(b), addr(c), &self.tables(), |p| passes.push(*p));
+        launch_all(&gpu.module, stream, &passes)
+    }
+
+    /// The H step's buffers checked: on this device, a, b, c of one 2^k
+    /// length, at most 2^k evaluations, room for the output if it has its
+    /// own, all aligned and apart. Returns k.
+    fn check_h_buffers(&self, gpu: &GpuDevice, [a, b, c]: [&DeviceSlice<u64>; 3], n: usize, out: Option<&DeviceSlice<u64>>) -> Result<u32, ProverError> {
+        self.check_device(gpu)?;
+        let log_n = self.log_len("H input a", a.len())?;
+        for (what, s) in [("H input b", b), ("H input c", c)] {
             if s.len() != a.len() {
                 return Err(ProverError::WrongLength { what, expected: a.len(), got: s.len() });
             }
         }
-        if n > 1 << log_n {
-            return Err(ProverError::WrongLength { what: "H evaluations", expected: 1 << log_n, got: n });
+        let domain = 1usize << log_n;
+        if n > domain {
+            return Err(ProverError::WrongLength { what: "H evaluations", expected: domain, got: n });
         }
-        let views = [("H input a", &*a), ("H input b", &*b), ("H input c", &*c)];
+        if let Some(out) = out {
+            if out.len() < (domain - 1) * FR_WORDS {
+                return Err(ProverError::WrongLength { what: "H output", expected: (domain - 1) * FR_WORDS, got: out.len() });
+            }
+        }
+        let views: Vec<(&str, &DeviceSlice<u64>)> = [("H input a", a), ("H input b", b), ("H input c", c)].into_iter().chain(out.map(|o| ("H output", o))).collect();
         for (i, (what, s)) in views.iter().enumerate() {
             aligned(what, s)?;
             for (other, t) in &views[..i] {
@@ -311,10 +306,7 @@ impl GpuNtt {
                 }
             }
         }
-        let addr = |s: &DeviceSlice<u64>| s.as_device_ptr().as_raw();
-        let mut passes = Vec::new();
-        plan::h_step_over_input(log_n, self.max_bits, n as u32, addr(a), addr(b), addr(c), &self.tables(), |p| passes.push(*p));
-        launch_all(&gpu.module, stream, &passes)
+        Ok(log_n)
     }
 
     /// Whether [`Self::h_step_over_input`] runs at 2^`log_n`.

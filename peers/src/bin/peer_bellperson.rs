@@ -21,7 +21,7 @@ use bellperson::groth16;
 use blstrs::Bls12;
 use clap::Parser;
 use cuzk::synthetic::SyntheticPorep;
-use cuzk::{random_r_s, Backend, CompiledCircuit, ParamsFile, Prover, ProverConfig, QueryLengths};
+use cuzk::{random_r_s, Backend, CompiledCircuit, ParamsFile, Prover, ProverConfig};
 use rand::SeedableRng;
 
 use cuzk_peers::peak_memory::peak_resident_gb;
@@ -64,13 +64,9 @@ fn main() -> ExitCode {
         }
     };
     println!("circuit recorded in {:.1?}: {shape:?}", t.elapsed());
-    if !args.params.exists() {
-        let t = Instant::now();
-        if let Err(e) = cuzk::params_file::write_random_params_file(&args.params, &QueryLengths::for_shape(&shape), &mut rand::thread_rng()) {
-            eprintln!("error: writing {}: {e}", args.params.display());
-            return ExitCode::FAILURE;
-        }
-        println!("random parameter file {} written in {:.1?}", args.params.display(), t.elapsed());
+    if let Err(e) = cuzk_peers::random_params::write_if_missing(&args.params, &shape) {
+        eprintln!("error: {e}");
+        return ExitCode::FAILURE;
     }
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(7);
     let (r, s) = random_r_s(&mut rng);

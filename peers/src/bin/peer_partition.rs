@@ -16,7 +16,7 @@ use std::time::Instant;
 
 use clap::Parser;
 use cuzk::synthetic::{random_assignment, WitnessStats};
-use cuzk::{random_r_s, Backend, ParamsFile, ProofShape, Prover, ProverConfig, QueryLengths};
+use cuzk::{random_r_s, Backend, ParamsFile, ProofShape, Prover, ProverConfig};
 use rand::SeedableRng;
 
 use cuzk_peers::peak_memory::peak_resident_gb;
@@ -53,13 +53,9 @@ fn main() -> ExitCode {
     let assignment = random_assignment(args.constraints, args.inputs, args.aux, WitnessStats::POREP_32G, 1);
     let shape = ProofShape::of(&assignment).expect("the assignment's shape");
     println!("assignment: {shape:?}, made in {:.1?}", t.elapsed());
-    if !args.params.exists() {
-        let t = Instant::now();
-        if let Err(e) = cuzk::params_file::write_random_params_file(&args.params, &QueryLengths::for_shape(&shape), &mut rand::thread_rng()) {
-            eprintln!("error: writing {}: {e}", args.params.display());
-            return ExitCode::FAILURE;
-        }
-        println!("random parameter file {} written in {:.1?}", args.params.display(), t.elapsed());
+    if let Err(e) = cuzk_peers::random_params::write_if_missing(&args.params, &shape) {
+        eprintln!("error: {e}");
+        return ExitCode::FAILURE;
     }
 
     // The r, s of SupraSeal's first proof and of cuzk's.
