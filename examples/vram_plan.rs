@@ -5,6 +5,7 @@
 //! ```text
 //! cargo run --release --example vram_plan -- --gib 80,48,24,16
 //! cargo run --release --example vram_plan -- --gib 24 --full-assignments
+//! cargo run --release --example vram_plan -- --layouts
 //! ```
 //! The defaults are a real 32 GiB partition's query lengths and its
 //! compiled circuit's matrices on the device (722 M nonzeros, 7.4 GiB).
@@ -44,6 +45,10 @@ struct Args {
     /// Share of the aux variables the B density selects.
     #[arg(long, default_value_t = 0.254)]
     b_density: f64,
+    /// Print every layout a budget can give, from the smallest budget up,
+    /// instead of the plans for `--gib`.
+    #[arg(long)]
+    layouts: bool,
 }
 
 fn main() {
@@ -60,6 +65,12 @@ fn main() {
     let compiled = if args.full_assignments { 0 } else { args.compiled_bytes };
     // Computes one at a time from 2^25 on (`ComputeSharing::Auto`).
     let needs = VramNeeds::new(lengths, compiled, args.workers.max(1), true, args.domain_log >= 25);
+    if args.layouts {
+        for plan in VramPlan::layouts(&needs) {
+            println!("from {:.2} GiB: {plan}", plan.budget as f64 / (1u64 << 30) as f64);
+        }
+        return;
+    }
     for gib in &args.gib {
         let budget = (gib * (1u64 << 30) as f64) as u64;
         match VramPlan::choose(&needs, budget) {

@@ -13,7 +13,10 @@ use cuzk::synthetic::SyntheticPorep;
 use cuzk::vram::{VramNeeds, VramPlan};
 use cuzk::{Backend, CompiledCircuit, ComputeSharing, ParamsFile, ParamsSource, Prover, ProverConfig, ProverError, QueryLengths};
 
-const CONSTRAINTS: usize = 20_000;
+/// Large enough that every layout a budget can give shows up (the host
+/// test `vram::tests::the_gpu_budget_tests_shape_has_the_layouts_they_exercise`
+/// checks that it does).
+const CONSTRAINTS: usize = 100_000;
 const INPUTS: usize = 3;
 
 fn config(workers: usize, sharing: ComputeSharing, limit: Option<u64>) -> ProverConfig {
@@ -37,49 +40,41 @@ fn least(source: &ParamsSource, compiled: Option<&CompiledCircuit>) -> u64 {
     }
 }
 
-/// A budget for which the plan keeps `workers` workers and streams at least
-/// `streamed` queries in chunks (full assignments, computes as `serial`).
-fn budget_streaming(lengths: QueryLengths, workers: usize, serial: bool, streamed: usize) -> (u64, VramPlan) {
-    let needs = VramNeeds::new(lengths, 0, workers, true, serial);
-    let all = VramPlan::choose(&needs, u64::MAX).expect("unlimited").total();
-    (1..=400)
-        .map(|k| all - all * k / 400)
-        .find_map(|b| VramPlan::choose(&needs, b).ok().filter(|p| p.workers == workers && p.streamed.len() >= streamed && p.msm_chunk.is_some()).map(|p| (b, p)))
-        .expect("a budget that streams")
-}
-
+/// Every layout a budget can give this shape (`VramPlan::layouts`: from
+/// the least budget, every query streamed in the smallest chunks, up to
+/// all resident), for host parameters and a parameter file, computes one
+/// at a time and interleaved: the engine's plan is the chooser's, and the
+/// proofs are bellperson's for the same r, s.
 #[test]
-fn streamed_and_chunked_proofs_match_bellperson() {
-    if common::gpu_or_skip("streamed_and_chunked_proofs_match_bellperson").is_none() {
+fn every_layout_proves_what_bellperson_proves() {
+    if common::gpu_or_skip("every_layout_proves_what_bellperson_proves").is_none() {
         return;
     }
     let mut rng = common::rng();
     let params = common::params_for(SyntheticPorep::shape(CONSTRAINTS, INPUTS), &mut rng);
     let file = TempFile::new(&file_bytes(&params));
     let lengths = QueryLengths::of(&params);
-    for source in [ParamsSource::from(params.clone()), ParamsFile::open(&file.0).unwrap().into()] {
-        let least = least(&source, None);
-        // The smallest plan: one worker, every query streamed, the smallest chunks.
-        let prover = Prover::new(source.clone(), config(2, ComputeSharing::Auto, Some(least))).expect("prover at the least budget");
-        let plan = prover.vram_plan().expect("a GPU plan").clone();
-        eprintln!("least {least}: {plan}");
-        assert_eq!((plan.workers, plan.streamed.len(), plan.msm_chunk), (1, 5, Some(cuzk::vram::plan::MIN_CHUNK)), "{plan}");
-        // The H step's output over its input (no H buffer) and the scalars
-        // copied in during the compute (full assignments).
-        assert!(plan.h_in_slot && plan.scalars_late, "{plan}");
-        assert_eq!(prover.workers(), 1);
-        common::assert_batch_matches_bellperson(&prover, &params, CONSTRAINTS, INPUTS, 3, &mut rng);
-        drop(prover);
-        // Two workers streaming some queries, their computes one at a time
-        // (one scratch set and copy ring shared) and interleaved.
+    let circuits: Vec<_> = (0..3).map(|i| SyntheticPorep::with_witness(CONSTRAINTS, INPUTS, 100 + i)).collect();
+    let public: Vec<_> = circuits.iter().map(|c| c.public_values()).collect();
+    let rs = common::random_r_s(circuits.len(), &mut rng);
+    let expected = common::bellperson_proofs(&params, circuits.clone(), &rs);
+    for (i, p) in expected.iter().enumerate() {
+        assert!(common::verifies(&params, p, &public[i]));
+    }
+    for (what, source) in [("host parameters", ParamsSource::from(params.clone())), ("a parameter file", ParamsFile::open(&file.0).unwrap().into())] {
+        assert_eq!(least(&source, None), VramPlan::choose(&VramNeeds::new(lengths, 0, 2, true, false), 0).unwrap_err(), "{what}");
         for (sharing, serial) in [(ComputeSharing::Serial, true), (ComputeSharing::Interleaved, false)] {
-            let (budget, want) = budget_streaming(lengths, 2, serial, 2);
-            let prover = Prover::new(source.clone(), config(2, sharing, Some(budget))).expect("prover");
-            let plan = prover.vram_plan().expect("a GPU plan");
-            eprintln!("{sharing:?} {budget}: {plan}");
-            assert_eq!(plan, &want, "the engine's plan is the chooser's");
-            assert_eq!(prover.workers(), 2);
-            common::assert_batch_matches_bellperson(&prover, &params, CONSTRAINTS, INPUTS, 4, &mut rng);
+            let layouts = VramPlan::layouts(&VramNeeds::new(lengths, 0, 2, true, serial));
+            eprintln!("{what}, {sharing:?}: {} layouts", layouts.len());
+            for want in layouts {
+                let prover = Prover::new(source.clone(), config(2, sharing, Some(want.budget))).unwrap_or_else(|e| panic!("{what}, {want}: {e}"));
+                assert_eq!(prover.vram_plan(), Some(&want), "{what}: the engine's plan is the chooser's");
+                assert_eq!(prover.workers(), want.workers);
+                for (i, ours) in prover.prove_batch_with(circuits.clone(), rs.clone()).into_iter().enumerate() {
+                    let ours = ours.unwrap_or_else(|e| panic!("{what}, {want}: proof {i}: {e}"));
+                    assert_eq!(ours, expected[i], "{what}, {want}: proof {i} differs from bellperson's");
+                }
+            }
         }
     }
 }

@@ -119,6 +119,29 @@ impl VramPlan {
             .ok_or_else(|| Self::least(needs))
     }
 
+    /// One plan for each distinct layout (workers, row twiddles, H output,
+    /// late scalars, the arena's place, chunk, streamed queries) that a
+    /// budget from the least to the all-resident one gives, in steps of
+    /// 1/2048 of that range (2 MiB at least), smallest budget first: what
+    /// tests prove with, to cover every layout a shape can take.
+    pub fn layouts(needs: &VramNeeds) -> Vec<VramPlan> {
+        let least = Self::least(needs);
+        let Ok(all) = Self::choose(needs, u64::MAX) else { return Vec::new() };
+        let step = ((all.total().saturating_sub(least)) / 2048).max(2 << 20);
+        let key = |p: &VramPlan| (p.workers, p.row_twiddles, p.scratch_sets, p.h_in_slot, p.scalars_late, p.msm_in_slot, p.msm_chunk, p.streamed.clone());
+        let mut out: Vec<VramPlan> = Vec::new();
+        let mut budget = least;
+        while budget <= all.total() {
+            if let Ok(p) = Self::choose(needs, budget) {
+                if !out.iter().any(|q| key(q) == key(&p)) {
+                    out.push(p);
+                }
+            }
+            budget = if budget < all.total() { (budget + step).min(all.total()) } else { budget + 1 };
+        }
+        out
+    }
+
     /// The smallest plan: one worker, compact tables, the smallest chunk,
     /// every query streamed.
     fn least(needs: &VramNeeds) -> u64 {

@@ -197,3 +197,26 @@ fn the_arena_holds_every_pieces_fallback_plan() {
         }
     }
 }
+
+/// `tests/gpu_vram_budget.rs`'s shape (the synthetic PoRep circuit of
+/// 100,000 constraints, full assignments) has the layouts that test proves
+/// with: the H output over its input with late scalars, the arena in the
+/// slot, two workers streaming in chunks, under both sharing rules.
+#[test]
+fn the_gpu_budget_tests_shape_has_the_layouts_they_exercise() {
+    let compiled = crate::CompiledCircuit::record(crate::synthetic::SyntheticPorep::shape(100_000, 3)).unwrap();
+    let lengths = QueryLengths::for_shape(&compiled.shape().unwrap());
+    for serial in [true, false] {
+        let plans = VramPlan::layouts(&VramNeeds::new(lengths, 0, 2, true, serial));
+        eprintln!("serial {serial}: {} layouts", plans.len());
+        let has = |f: &dyn Fn(&VramPlan) -> bool| plans.iter().any(f);
+        assert!(has(&|p| p.h_in_slot && p.scalars_late && !p.streamed.is_empty()));
+        assert!(has(&|p| p.msm_in_slot && p.msm_chunk.is_some()));
+        assert!(has(&|p| p.workers == 2 && p.streamed.len() >= 2 && p.msm_chunk.is_some()));
+        assert!(has(&|p| p.workers == 2 && p.streamed.is_empty() && p.msm_chunk.is_none()));
+        // Smallest first, each within its budget, the first the least.
+        assert_eq!(plans[0].budget, VramPlan::choose(&VramNeeds::new(lengths, 0, 2, true, serial), 0).unwrap_err());
+        assert!(plans.windows(2).all(|w| w[0].budget < w[1].budget) && plans.iter().all(|p| p.total() <= p.budget));
+        assert_eq!(plans.last().map(|p| (p.workers, p.streamed.len(), p.msm_chunk)), Some((2, 0, None)), "ends all resident");
+    }
+}
