@@ -45,14 +45,14 @@ use super::compute_order::{ComputeOrder, Marker};
 
 use super::elementwise::scalar_limbs;
 use super::host_bases::HostBases;
-use super::msm::{msm_at, BasesAt, DeviceDensity, GpuBases, MsmConfig, MsmInput};
+use super::msm::{msm_at, params_query_words, BasesAt, DeviceDensity, GpuBases, MsmConfig, MsmInput};
 use super::streamed_msm::Ring;
 use super::ntt::GpuNtt;
 use cuzk_kernels::ntt::TableLayout;
 use super::proof_msm::msm_results;
 use super::upload::PinnedStager;
 use crate::vram::needs::{gib, staging_words, VramNeeds};
-use crate::vram::proof_msms::{pieces, DensityRanks, ProofMsm, ResultPlaces};
+use crate::vram::proof_msms::{pieces, query_curve, DensityRanks, ProofMsm, ResultPlaces};
 use crate::vram::slot_layout::{SlotLayout, FR_WORDS};
 use crate::vram::VramPlan;
 use super::wait;
@@ -109,13 +109,10 @@ impl DeviceShared {
             let stream_it = plan.streams(q);
             match (params, &mut loader) {
                 (ParamsSource::Host(p), _) if stream_it => streamed.push((q, HostBases::from_params(gpu, p, q)?)),
-                (ParamsSource::Host(p), _) => resident.push((q, match q {
-                    Query::H => GpuBases::upload_g1(gpu, &p.h)?,
-                    Query::L => GpuBases::upload_g1(gpu, &p.l)?,
-                    Query::A => GpuBases::upload_g1(gpu, &p.a)?,
-                    Query::BG1 => GpuBases::upload_g1(gpu, &p.b_g1)?,
-                    _ => GpuBases::upload_g2(gpu, &p.b_g2)?,
-                })),
+                (ParamsSource::Host(p), _) => {
+                    let (words, len) = params_query_words(p, q)?;
+                    resident.push((q, GpuBases::upload_words(gpu, words, len, query_curve(q))?));
+                }
                 (ParamsSource::File(file), Some(loader)) if stream_it => streamed.push((q, loader.query_to_host(gpu, file, q)?)),
                 (ParamsSource::File(file), Some(loader)) => resident.push((q, loader.query(gpu, file, q)?)),
                 (ParamsSource::File(_), None) => return Err(ProverError::Config("no loader for the parameter file".into())),
@@ -397,17 +394,19 @@ impl GpuEngine {
         let compiled_bytes = if compiled_words == 0 { 0 } else { crate::vram::needs::alloc_bytes(compiled_words) };
         let needs = VramNeeds::new(lengths, compiled_bytes, config.workers_per_device, config.ntt_row_twiddles, serial_compute);
         // One plan for every device, made for the smallest budget.
-        let mut budget = u64::MAX;
+        let (mut budget, mut smallest) = (u64::MAX, 0);
         for gpu in &devices {
             gpu.bind()?;
             let (free, _) = cust::memory::mem_get_info().map_err(|e| gpu_err("cuMemGetInfo", e))?;
             let free = config.faults.vram_free.unwrap_or(free) as u64;
-            budget = budget.min(config.vram_limit.map_or(free, |limit| limit.min(free)));
+            let this = config.vram_limit.map_or(free, |limit| limit.min(free));
+            if this < budget {
+                (budget, smallest) = (this, gpu.ordinal);
+            }
         }
         let plan = VramPlan::choose(&needs, budget).map_err(|least| {
-            let gpu = &devices[0];
             ProverError::NotEnoughVram {
-                device: gpu.ordinal,
+                device: smallest,
                 free: budget,
                 needed: least,
                 detail: format!(
@@ -680,12 +679,9 @@ impl GpuEngine {
         // SAFETY: every offset below is a region of the slot (SlotLayout).
         let at = |words: usize| unsafe { base.add(words) };
         let mut direct = 0;
-        let mut upload = |stager: &mut PinnedStager, part: Part, to: usize| match job.pooled_witness().and_then(|w| w.pinned(part)) {
-            Some(values) => {
-                direct += std::mem::size_of_val(values);
-                copy_pinned(&ws.stream, at(to), scalar_limbs(values))
-            }
-            None => stager.upload(&ws.stream, at(to), scalar_limbs(part.of(asg))),
+        let mut upload = |stager: &mut PinnedStager, part: Part, to: usize| {
+            direct += upload_part(&ws.stream, stager, job, part, at(to))?;
+            Ok::<(), ProverError>(())
         };
         ws.upload_began.record(&ws.stream).map_err(|e| gpu_err("record upload event", e))?;
         if let (Err(_), Some(word)) = (self.faults.check(Fault::UploadHang), &self.hang_word) {
@@ -1038,10 +1034,7 @@ impl GpuEngine {
         bufs.h_marker.wait_on(&bufs.late)?;
         let mut stager = ws.stager.lock().unwrap_or_else(|e| e.into_inner());
         for (part, to) in [(Part::Input, lay.scalars_at()), (Part::Aux, lay.aux_scalars_at())] {
-            match job.pooled_witness().and_then(|w| w.pinned(part)) {
-                Some(values) => copy_pinned(&bufs.late, at(to), scalar_limbs(values))?,
-                None => stager.upload(&bufs.late, at(to), scalar_limbs(part.of(asg)))?,
-            }
+            upload_part(&bufs.late, &mut stager, job, part, at(to))?;
         }
         bufs.scalars_ready.record(&bufs.late)?;
         bufs.scalars_ready.wait_on(&ws.stream)?;
@@ -1143,6 +1136,16 @@ fn poison(gpu: &GpuDevice, stream: &Stream) -> Result<(), ProverError> {
     // SAFETY: deliberately not: the write faults on the device, never on
     // the host, and only with the hidden fault plan set.
     unsafe { super::launch::launch_elementwise(&gpu.module, stream, "add_one", 1, &args) }
+}
+
+/// Enqueues the upload of one part of a job's witness to `dst` on
+/// `stream`: copied directly when it lies in pinned pool memory, else
+/// through the staging chunks. Returns the bytes copied directly.
+fn upload_part(stream: &Stream, stager: &mut PinnedStager, job: &ProofJob, part: Part, dst: DevicePointer<u64>) -> Result<usize, ProverError> {
+    match job.pooled_witness().and_then(|w| w.pinned(part)) {
+        Some(values) => copy_pinned(stream, dst, scalar_limbs(values)).map(|()| std::mem::size_of_val(values)),
+        None => stager.upload(stream, dst, scalar_limbs(part.of(job.assignment()))).map(|()| 0),
+    }
 }
 
 /// Enqueues a copy from pinned host memory: the copy engine reads `src`

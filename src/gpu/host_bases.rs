@@ -14,11 +14,11 @@ use cust::memory::LockedBuffer;
 use log::warn;
 
 use super::device_context::DeviceContext;
-use super::msm::MsmCurve;
+use super::msm::{params_query_words, MsmCurve};
 use super::{sys_check, GpuDevice};
 use crate::error::ProverError;
 use crate::parameters::params_file::Query;
-use crate::vram::proof_msms::query_point_words;
+use crate::vram::proof_msms::query_curve;
 
 pub(super) struct HostBases {
     words: HostWords,
@@ -42,16 +42,8 @@ impl HostBases {
     /// `query` of host parameters, pinned in place (or, if the driver
     /// refuses, copied into pinned memory).
     pub fn from_params(gpu: &GpuDevice, params: &Arc<Parameters<Bls12>>, query: Query) -> Result<Self, ProverError> {
-        let (ptr, len) = match query {
-            Query::H => (params.h.as_ptr().cast::<u64>(), params.h.len()),
-            Query::L => (params.l.as_ptr().cast::<u64>(), params.l.len()),
-            Query::A => (params.a.as_ptr().cast::<u64>(), params.a.len()),
-            Query::BG1 => (params.b_g1.as_ptr().cast::<u64>(), params.b_g1.len()),
-            Query::BG2 => (params.b_g2.as_ptr().cast::<u64>(), params.b_g2.len()),
-            Query::VerifyingKey => return Err(ProverError::Config("the verifying key is not an MSM query".into())),
-        };
-        let curve = curve_of(query);
-        let words = len * query_point_words(query);
+        let (src, len) = params_query_words(params, query)?;
+        let (ptr, words, curve) = (src.as_ptr(), src.len(), query_curve(query));
         if words == 0 {
             return Ok(HostBases { words: HostWords::Locked(LockedBuffer::new(&0u64, 1).map_err(|e| super::gpu_err("pinned bases", e))?), len, curve });
         }
@@ -63,8 +55,6 @@ impl HostBases {
             return Ok(HostBases { words: HostWords::Registered { _params: Arc::clone(params), ptr, context: gpu.context().clone() }, len, curve });
         }
         warn!("cuMemHostRegister of the {query} ({:.2} GB) refused ({r:?}); copying it into pinned memory", words as f64 * 8e-9);
-        // SAFETY: `ptr` holds `words` initialized u64 of the parameters.
-        let src = unsafe { std::slice::from_raw_parts(ptr, words) };
         let mut buf = LockedBuffer::new(&0u64, words).map_err(|e| super::gpu_err("pinned bases", e))?;
         buf.copy_from_slice(src);
         Ok(HostBases { words: HostWords::Locked(buf), len, curve })
@@ -72,7 +62,7 @@ impl HostBases {
 
     /// Bases decoded elsewhere, in a pinned buffer.
     pub fn from_locked(buf: LockedBuffer<u64>, len: usize, query: Query) -> Self {
-        HostBases { words: HostWords::Locked(buf), len, curve: curve_of(query) }
+        HostBases { words: HostWords::Locked(buf), len, curve: query_curve(query) }
     }
 
     /// The first word of base 0.
@@ -89,14 +79,6 @@ impl HostBases {
 
     pub fn curve(&self) -> MsmCurve {
         self.curve
-    }
-}
-
-fn curve_of(query: Query) -> MsmCurve {
-    if query == Query::BG2 {
-        MsmCurve::G2
-    } else {
-        MsmCurve::G1
     }
 }
 

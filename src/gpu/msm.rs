@@ -14,7 +14,9 @@
 
 use std::ffi::c_void;
 
-use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
+use bellperson::groth16::Parameters;
+use blstrs::{Bls12, G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
+use crate::parameters::params_file::Query;
 use cust::memory::{CopyDestination, DeviceBuffer, DevicePointer, DeviceSlice};
 use cust::event::{Event, EventFlags};
 use cust::stream::{Stream, StreamFlags};
@@ -70,11 +72,7 @@ pub struct GpuBases {
 impl GpuBases {
     /// Uploads G1 bases (blstrs' affine layout, as is).
     pub fn upload_g1(gpu: &GpuDevice, bases: &[G1Affine]) -> Result<Self, ProverError> {
-        const { assert!(std::mem::size_of::<G1Affine>() == 8 * G1_AFFINE_LIMBS) };
-        // SAFETY: G1Affine is repr(transparent) over blst_p1_affine, two
-        // Fp of six u64 limbs; size checked above.
-        let words = unsafe { std::slice::from_raw_parts(bases.as_ptr().cast::<u64>(), bases.len() * G1_AFFINE_LIMBS) };
-        Self::upload(gpu, words, bases.len(), MsmCurve::G1)
+        Self::upload_words(gpu, g1_words(bases), bases.len(), MsmCurve::G1)
     }
 
     /// [`Self::upload_g1`] plus `tables − 1` precomputed tables for MSMs
@@ -145,10 +143,7 @@ impl GpuBases {
 
     /// Uploads G2 bases (blstrs' affine layout, as is).
     pub fn upload_g2(gpu: &GpuDevice, bases: &[G2Affine]) -> Result<Self, ProverError> {
-        const { assert!(std::mem::size_of::<G2Affine>() == 8 * G2_AFFINE_LIMBS) };
-        // SAFETY: as for G1, with Fp2 coordinates (c0, c1).
-        let words = unsafe { std::slice::from_raw_parts(bases.as_ptr().cast::<u64>(), bases.len() * G2_AFFINE_LIMBS) };
-        Self::upload(gpu, words, bases.len(), MsmCurve::G2)
+        Self::upload_words(gpu, g2_words(bases), bases.len(), MsmCurve::G2)
     }
 
     /// Bases already in VRAM, in the MSMs' layout (`len` of them in
@@ -157,7 +152,9 @@ impl GpuBases {
         Ok(GpuBases { buf: BoundBuffer::new(gpu, buf)?, len, curve, tables: 1, table_c: 0 })
     }
 
-    fn upload(gpu: &GpuDevice, words: &[u64], len: usize, curve: MsmCurve) -> Result<Self, ProverError> {
+    /// Uploads `len` bases on `curve` given as their words in the MSMs'
+    /// layout.
+    pub(crate) fn upload_words(gpu: &GpuDevice, words: &[u64], len: usize, curve: MsmCurve) -> Result<Self, ProverError> {
         if len >= 1 << 31 {
             return Err(ProverError::Config("at most 2^31 - 1 bases".into()));
         }
@@ -201,6 +198,34 @@ impl GpuBases {
     pub(crate) fn at(&self) -> BasesAt {
         BasesAt { ptr: self.buf.as_device_ptr().as_raw(), len: self.len, curve: self.curve, tables: self.tables, table_c: self.table_c }
     }
+}
+
+/// G1 bases' words in the MSMs' layout (blstrs' affine layout, as is).
+fn g1_words(bases: &[G1Affine]) -> &[u64] {
+    const { assert!(std::mem::size_of::<G1Affine>() == 8 * G1_AFFINE_LIMBS) };
+    // SAFETY: G1Affine is repr(transparent) over blst_p1_affine, two Fp of
+    // six u64 limbs; size checked above.
+    unsafe { std::slice::from_raw_parts(bases.as_ptr().cast::<u64>(), bases.len() * G1_AFFINE_LIMBS) }
+}
+
+/// [`g1_words`] in G2.
+fn g2_words(bases: &[G2Affine]) -> &[u64] {
+    const { assert!(std::mem::size_of::<G2Affine>() == 8 * G2_AFFINE_LIMBS) };
+    // SAFETY: as for G1, with Fp2 coordinates (c0, c1).
+    unsafe { std::slice::from_raw_parts(bases.as_ptr().cast::<u64>(), bases.len() * G2_AFFINE_LIMBS) }
+}
+
+/// One MSM query of host parameters: its bases' words in the MSMs' layout
+/// and how many bases.
+pub(crate) fn params_query_words(params: &Parameters<Bls12>, query: Query) -> Result<(&[u64], usize), ProverError> {
+    Ok(match query {
+        Query::H => (g1_words(&params.h), params.h.len()),
+        Query::L => (g1_words(&params.l), params.l.len()),
+        Query::A => (g1_words(&params.a), params.a.len()),
+        Query::BG1 => (g1_words(&params.b_g1), params.b_g1.len()),
+        Query::BG2 => (g2_words(&params.b_g2), params.b_g2.len()),
+        Query::VerifyingKey => return Err(ProverError::Config("the verifying key is not an MSM query".into())),
+    })
 }
 
 /// Bases an MSM reads: where they lie in VRAM (a [`GpuBases`], or a

@@ -19,6 +19,7 @@ use cuzk_kernels::point_decode::NO_PROBLEM;
 use super::launch::{kernel_args, launch_elementwise};
 use super::host_bases::HostBases;
 use super::msm::{GpuBases, MsmCurve};
+use crate::vram::proof_msms::query_curve;
 use super::upload::{PinnedStager, CHUNK_BYTES};
 use super::compute_order::Marker;
 use super::{gpu_err, wait, GpuDevice};
@@ -93,7 +94,6 @@ impl FileLoader {
         if len >= 1 << 31 {
             return Err(ProverError::Config(format!("the {query} has {len} bases; at most 2^31 - 1 are supported")));
         }
-        let curve = if query == Query::BG2 { MsmCurve::G2 } else { MsmCurve::G1 };
         // SAFETY: u64 takes any bit pattern; every word is copied in below.
         let buf = unsafe { DeviceBuffer::<u64>::uninitialized((total / 8).max(1)) }.map_err(|e| gpu_err("MSM bases", e))?;
         let first_bad = DeviceBuffer::from_slice(&[NO_PROBLEM]).map_err(|e| gpu_err("decode status", e))?;
@@ -107,7 +107,7 @@ impl FileLoader {
         });
         self.finish(enqueued, &first_bad, query)?;
         log_loaded(gpu, file, query, "decoded{}", start);
-        GpuBases::from_device(gpu, buf, len, curve)
+        GpuBases::from_device(gpu, buf, len, query_curve(query))
     }
 
     /// Enqueues piece `k` of a query (`piece_len` bytes from `offset`):
@@ -116,7 +116,10 @@ impl FileLoader {
     #[allow(clippy::too_many_arguments)]
     fn enqueue_piece(&mut self, gpu: &GpuDevice, file: &ParamsFile, query: Query, first_bad: &DeviceBuffer<u64>, k: usize, offset: usize, piece_len: usize, dst: DevicePointer<u64>) -> Result<(), ProverError> {
         let point_bytes = query.point_bytes();
-        let kernel = if query == Query::BG2 { "decode_g2_points" } else { "decode_g1_points" };
+        let kernel = match query_curve(query) {
+            MsmCurve::G1 => "decode_g1_points",
+            MsmCurve::G2 => "decode_g2_points",
+        };
         let read = |chunk: &mut [u8], _: usize| crate::prover::host_pool::run(|| file.read_query(query, offset, chunk)).map_err(ProverError::from);
         self.stager.upload_filled(&self.copy, dst, piece_len, read)?;
         self.copied.record(&self.copy)?;

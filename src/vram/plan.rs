@@ -145,7 +145,7 @@ impl VramPlan {
     /// The smallest plan: one worker, compact tables, the smallest chunk,
     /// every query streamed.
     fn least(needs: &VramNeeds) -> u64 {
-        let chunk = *needs.chunk_candidates().last().expect("at least one chunk size");
+        let chunk = needs.chunk_candidates().last().copied().unwrap_or(MIN_CHUNK);
         // u64::MAX when even that cannot be planned (an MSM over 2^31 scalars).
         Self::option(needs, None, 1, false, Some(chunk), KEEP_ORDER.len()).map_or(u64::MAX, |p| p.total())
     }

@@ -43,12 +43,9 @@ impl ProofMsm {
         ProofMsm::BG2Aux,
     ];
 
-    /// G1 or G2.
+    /// G1 or G2: its query's.
     pub fn curve(self) -> MsmCurve {
-        match self {
-            ProofMsm::BG2Inputs | ProofMsm::BG2Aux => MsmCurve::G2,
-            _ => MsmCurve::G1,
-        }
+        query_curve(self.query())
     }
 
     /// The parameter query whose bases it reads.
@@ -91,6 +88,17 @@ impl ProofMsm {
     pub fn pieces(self, n: usize, chunk: Option<usize>) -> usize {
         chunk.map_or(1, |c| n.div_ceil(self.piece_scalars(c)).max(1))
     }
+
+    /// The density that selects this MSM's scalars, as an index into
+    /// `[A aux, B inputs, B aux]` (the order of `CompiledCircuit::densities`).
+    pub fn density(self) -> Option<usize> {
+        match self {
+            ProofMsm::AAux => Some(0),
+            ProofMsm::BG1Inputs | ProofMsm::BG2Inputs => Some(1),
+            ProofMsm::BG1Aux | ProofMsm::BG2Aux => Some(2),
+            ProofMsm::H | ProofMsm::L | ProofMsm::AInputs => None,
+        }
+    }
 }
 
 /// Bases in a query (`QueryLengths`).
@@ -105,12 +113,17 @@ pub fn query_len(query: Query, lengths: &QueryLengths) -> usize {
     }
 }
 
+/// The curve of a query's bases: G2 for B in G2, else G1.
+pub fn query_curve(query: Query) -> MsmCurve {
+    match query {
+        Query::BG2 => MsmCurve::G2,
+        _ => MsmCurve::G1,
+    }
+}
+
 /// Words of one base of a query in the MSMs' affine layout.
 pub fn query_point_words(query: Query) -> usize {
-    match query {
-        Query::BG2 => MsmCurve::G2.affine_limbs(),
-        _ => MsmCurve::G1.affine_limbs(),
-    }
+    query_curve(query).affine_limbs()
 }
 
 /// Where each MSM's piece results lie in a result buffer, in u64 words:
@@ -157,19 +170,6 @@ impl ResultPlaces {
     /// their order.
     pub fn index(&self, msm: ProofMsm, k: usize) -> usize {
         self.pieces[..msm as usize].iter().sum::<usize>() + k
-    }
-}
-
-impl ProofMsm {
-    /// The density that selects this MSM's scalars, as an index into
-    /// `[A aux, B inputs, B aux]` (the order of `CompiledCircuit::densities`).
-    pub fn density(self) -> Option<usize> {
-        match self {
-            ProofMsm::AAux => Some(0),
-            ProofMsm::BG1Inputs | ProofMsm::BG2Inputs => Some(1),
-            ProofMsm::BG1Aux | ProofMsm::BG2Aux => Some(2),
-            ProofMsm::H | ProofMsm::L | ProofMsm::AInputs => None,
-        }
     }
 }
 
