@@ -13,14 +13,17 @@
 //! FILE` (may be repeated) also runs every case with the kernels of a
 //! variant PTX/cubin, on the same bases; `--tables T` (with one `--c N`)
 //! precomputes `T` tables of the bases on the GPU (time printed) and runs
-//! the MSMs with `T` tables.
+//! the MSMs with `T` tables. `--accumulation xyzz|affine|affineK[,…]`
+//! picks the first accumulation level (affine: batch-affine additions, `K`
+//! streams per thread); every row of a case must give the same sum, which
+//! the bench checks.
 
 use blstrs::{G1Projective, G2Projective, Scalar};
 use cust::event::{Event, EventFlags};
 use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::stream::{Stream, StreamFlags};
 use cuzk::gpu::elementwise::scalar_limbs;
-use cuzk::gpu::msm::{msm_g1, msm_g2, msm_profile, GpuBases, MsmConfig, MsmCurve, MsmInput, MsmPlan, Sort};
+use cuzk::gpu::msm::{msm_g1, msm_g2, msm_profile, Accumulation, GpuBases, MsmConfig, MsmCurve, MsmInput, MsmPlan, Sort};
 use cuzk::gpu::GpuDevice;
 use ff::Field;
 use rand::{Rng, SeedableRng};
@@ -63,6 +66,7 @@ fn main() {
     let mut scatters = vec![0u32];
     let mut chunks = vec![0u32];
     let mut sorts = vec![Sort::Auto];
+    let mut accumulations = vec![Accumulation::Xyzz];
     let mut profile = false;
     let mut variants = Vec::new();
     let mut args = std::env::args().skip(1);
@@ -87,6 +91,10 @@ fn main() {
                 let list = args.next().expect("--chunk0 N[,N...]");
                 chunks = list.split(',').map(|v| v.parse().expect("--chunk0 N[,N...]")).collect();
             }
+            "--accumulation" => {
+                let list = args.next().expect("--accumulation xyzz|affine|affineK[,...]");
+                accumulations = list.split(',').map(parse_accumulation).collect();
+            }
             "--fan" => config.reduce_fan_log = number(&mut args, "--fan"),
             "--top-fan" => config.reduce_top_fan_log = number(&mut args, "--top-fan"),
             "--profile" => profile = true,
@@ -106,8 +114,8 @@ fn main() {
     }
     println!("device: {}", gpu.name);
     println!(
-        "{:<14} {:>3} {:>3} {:>3} {:>5} {:>8} {:>10} {:>10} {:>10} {:>12}",
-        "case", "c", "W", "sc", "slots", "chunk0", "scratch MB", "median ms", "min ms", "Mpoints/s"
+        "{:<14} {:>3} {:>3} {:>3} {:>5} {:>8} {:>6} {:>10} {:>10} {:>10} {:>12}",
+        "case", "c", "W", "sc", "slots", "chunk0", "acc", "scratch MB", "median ms", "min ms", "Mpoints/s"
     );
     let wanted = |c: &Case| filter.iter().all(|f| c.name.contains(f.as_str()));
     // Bases are generated once per (curve, size) and shared by the cases.
@@ -130,6 +138,8 @@ fn main() {
             }
             for case in cases {
                 let scalars = scalars_of(&mut rng, n, case.skew);
+                // Every configuration of a case computes the same sum.
+                let mut first: Option<[u64; 36]> = None;
                 // Index 0 is the embedded module; variants are swapped in.
                 for v in 0..=variants.len() {
                     if v > 0 {
@@ -140,8 +150,14 @@ fn main() {
                         for &scatter_windows in &scatters {
                             for &chunk0 in &chunks {
                                 for &sort in &sorts {
-                                    let config = MsmConfig { window_bits: c, scatter_windows, chunk0, sort, ..config };
-                                    run_case(&gpu, case, &bases, &scalars, &config, profile);
+                                    for &accumulation in &accumulations {
+                                        let config = MsmConfig { window_bits: c, scatter_windows, chunk0, sort, accumulation, ..config };
+                                        let words = run_case(&gpu, case, &bases, &scalars, &config, profile);
+                                        match first {
+                                            None => first = Some(words),
+                                            Some(w) => assert!(w == words, "{}: {config:?} gives another sum than the case's first row", case.name),
+                                        }
+                                    }
                                 }
                             }
                         }
@@ -166,7 +182,18 @@ fn parse_sort(v: &str) -> Sort {
     }
 }
 
-fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], config: &MsmConfig, profile: bool) {
+/// `xyzz`, `affine` (default streams per thread) or `affineK`.
+fn parse_accumulation(v: &str) -> Accumulation {
+    match v {
+        "xyzz" => Accumulation::Xyzz,
+        a => Accumulation::BatchAffine {
+            streams: a.strip_prefix("affine").and_then(|k| if k.is_empty() { Some(0) } else { k.parse().ok() }).expect("--accumulation xyzz|affine|affineK"),
+        },
+    }
+}
+
+/// Times one configuration; returns the result's words.
+fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], config: &MsmConfig, profile: bool) -> [u64; 36] {
     gpu.bind().unwrap();
     let n = scalars.len();
     let plan = MsmPlan::new(n, case.curve, config).unwrap();
@@ -198,7 +225,7 @@ fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], 
     times.sort_by(|a, b| a.total_cmp(b));
     let median = times[times.len() / 2];
     println!(
-        "{:<14} {:>3} {:>3} {:>3} {:>5} {:>8} {:>10.0} {:>10.2} {:>10.2} {:>12.1}",
+        "{:<14} {:>3} {:>3} {:>3} {:>5} {:>8} {:>6} {:>10.0} {:>10.2} {:>10.2} {:>12.1}",
         case.name,
         plan.c,
         plan.windows,
@@ -209,6 +236,7 @@ fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], 
             _ => format!("{}/{}", 1u32 << p.cap_log, 1u32 << p.hot_log),
         }),
         plan.chunk0,
+        plan.batch.map_or("xyzz".to_string(), |b| format!("ba{}", b.per_thread)),
         plan.scratch_bytes() as f64 / 1e6,
         median,
         times[0],
@@ -228,9 +256,10 @@ fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], 
             }
         }
         for (name, ms, launches) in by_kernel {
-            println!("    {name:<22} {launches:>3} launch(es) {ms:>9.3} ms");
+            println!("    {name:<26} {launches:>3} launch(es) {ms:>9.3} ms");
         }
     }
+    words
 }
 
 /// Uniform random scalars, or 90% zeros and ones (60% zero, 30% one).

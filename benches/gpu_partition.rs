@@ -36,6 +36,9 @@
 //! the provers within each budget in turn (`ProverConfig::vram_limit`: a
 //! large GPU standing in for smaller ones): each prints its plan, and each
 //! proof the bases it streamed and the copy engine's time for them.
+//! `--accumulation` builds the provers with each first MSM accumulation
+//! level in turn (`ProverConfig::msm_accumulation`; affine: batch-affine
+//! additions, `K` streams per thread).
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -43,7 +46,7 @@ use std::time::{Duration, Instant};
 
 use blstrs::Scalar;
 use cuzk::synthetic::{random_assignment, random_compiled, random_parameters, random_witness, SyntheticPorep, WitnessStats};
-use cuzk::{Assignment, Backend, CompiledCircuit, ComputeSharing, ParamsFile, ParamsSource, PhaseTimings, ProofJob, ProofShape, Prover, ProverConfig, QueryLengths};
+use cuzk::{Assignment, Backend, CompiledCircuit, ComputeSharing, MsmAccumulation, ParamsFile, ParamsSource, PhaseTimings, ProofJob, ProofShape, Prover, ProverConfig, QueryLengths};
 
 /// What each proof proves: a full assignment, or a witness alone for a
 /// compiled prover.
@@ -83,6 +86,7 @@ struct Args {
     params_file: Option<std::path::PathBuf>,
     devices: Vec<usize>,
     vram_limits: Vec<Option<u64>>,
+    accumulations: Vec<MsmAccumulation>,
 }
 
 fn parse_args() -> Args {
@@ -100,6 +104,7 @@ fn parse_args() -> Args {
         params_file: None,
         devices: vec![0],
         vram_limits: vec![None],
+        accumulations: vec![MsmAccumulation::Xyzz],
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -118,6 +123,17 @@ fn parse_args() -> Args {
             "--params-file" => args.params_file = Some(value().into()),
             "--devices" => args.devices = value().split(',').map(number).collect(),
             "--vram-limit" => args.vram_limits = value().split(',').map(|g| Some(number(g) as u64 * (1 << 30))).collect(),
+            "--accumulation" => {
+                args.accumulations = value()
+                    .split(',')
+                    .map(|v| match v {
+                        "xyzz" => MsmAccumulation::Xyzz,
+                        a => MsmAccumulation::BatchAffine {
+                            streams: a.strip_prefix("affine").map(|k| if k.is_empty() { 0 } else { number(k) as u32 }).unwrap_or_else(|| panic!("--accumulation {a}: expected xyzz, affine or affineK")),
+                        },
+                    })
+                    .collect()
+            }
             "--sharing" => {
                 args.sharing = match value().as_str() {
                     "auto" => ComputeSharing::Auto,
@@ -171,8 +187,12 @@ fn main() {
         }
     };
     println!("host memory per in-flight proof (its witness buffer): {:.2} GB", source.bytes() as f64 / 1e9);
+    for &accumulation in &args.accumulations {
     for &limit in &args.vram_limits {
     let mut steady = Vec::new();
+    if args.accumulations.len() > 1 {
+        println!("\n=== MSM accumulation: {accumulation:?}");
+    }
     for &workers in &args.workers {
         let config = ProverConfig {
             vram_limit: limit,
@@ -185,6 +205,7 @@ fn main() {
             // Random bases: the proofs cannot verify.
             verify_proofs: Some(false),
             witness_classes: !args.raw_witness,
+            msm_accumulation: accumulation,
             ..Default::default()
         };
         let t = Instant::now();
@@ -204,6 +225,7 @@ fn main() {
     }
     if let [(w1, one), .., (wn, many)] = steady[..] {
         println!("\nsteady state: {wn} worker(s) {:.3} s per proof against {w1}: {:.3} s ({:.2}x)", many, one, one / many);
+    }
     }
     }
 }

@@ -3,7 +3,7 @@
 # scripts/gpu-bundle.sh: the GPU tests, then the benches (arithmetic with
 # every multiplication variant, MSM with every register-cap variant, NTT).
 # Usage: scripts/gpu-measure.sh [tests] [arith] [msm] [msm-tables] [msm-windows] [ntt]
-# [ntt-variants] [ncu] [partition] [compiled] [porep] [c2] [params-gen] [daemon] [peers] [vram-compiled] [vram-full] [overlap] [small-overlap] [sharing-sweep] [soak] [sanitize]
+# [ntt-variants] [ncu] [msm-affine] [partition-affine] [partition] [compiled] [porep] [c2] [params-gen] [daemon] [peers] [vram-compiled] [vram-full] [overlap] [small-overlap] [sharing-sweep] [soak] [sanitize]
 # (default: tests arith msm ntt). GPU_TESTS="gpu_ntt
 # gpu_msm:g2_large" limits the tests to those binaries / filters.
 # Writes logs to ${OUT:-/tmp/cuzk-out}.
@@ -246,6 +246,35 @@ if want sanitize; then
     echo "[$tool $bin $filter] rc=$? $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY|test result' "$log" | tr '\n' ' ')"
   done
   echo "sanitize done at $(( $(date +%s) - t0 )) s"
+fi
+if want msm-affine; then
+  # The batch-affine first accumulation level: its GPU tests, the three
+  # sanitizers over the small one, XYZZ against batch-affine at several
+  # streams per thread (one table per case; every row must give the same
+  # sum), windows around the default with it, and one ncu report of its
+  # G1 2^24 launch.
+  .gpu/run-tests.sh gpu_msm:batch_affine gpu_prover:batch_affine > "$out/tests-msm-affine.log" 2>&1
+  echo "affine tests rc=$?: $(grep -hE 'test result|panicked' "$out/tests-msm-affine.log" | tr '\n' ' ')"
+  for tool in memcheck racecheck synccheck; do
+    timeout "${SANITIZE_LIMIT:-120}" compute-sanitizer --tool $tool --print-limit 10 --error-exitcode 9 \
+      .gpu/bin/test-gpu_msm --test-threads=1 batch_affine_every_size > "$out/sanitize-$tool-msm-affine.txt" 2>&1
+    echo "[$tool batch_affine_every_size] rc=$? $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY|test result' "$out/sanitize-$tool-msm-affine.txt" | tr '\n' ' ')"
+  done
+  .gpu/bin/bench-gpu_msm g1 --accumulation xyzz,affine64,affine128,affine256,affine512 --profile 2>&1 | tee "$out/bench-msm-affine.txt"
+  .gpu/bin/bench-gpu_msm g2 --accumulation xyzz,affine32,affine64,affine128,affine256 --profile 2>&1 | tee -a "$out/bench-msm-affine.txt"
+  for sweep in "g1 2^24:15,16,17,18" "g1 2^27:18,19,20,21" "g2 2^24:15,16,17,18"; do
+    .gpu/bin/bench-gpu_msm "${sweep%%:*}" --c "${sweep##*:}" --accumulation xyzz,affine 2>&1 | tee -a "$out/bench-msm-affine.txt"
+  done
+  ncu --clock-control none --section LaunchStats --section Occupancy --section SchedulerStats --section WarpStateStats \
+    --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --print-details all -k regex:accumulate0_affine \
+    --launch-skip 2 --launch-count 1 .gpu/bin/bench-gpu_msm g1 2^24 --accumulation affine > "$out/ncu-msm-affine.txt" 2>&1
+  echo "msm-affine done at $(( $(date +%s) - t0 )) s"
+fi
+if want partition-affine; then
+  # A whole 32 GiB partition (random inputs, 2 workers, 3 proofs) with the
+  # XYZZ and then the batch-affine first MSM level (~4 min).
+  .gpu/bin/bench-gpu_partition --proofs 3 --workers 2 --accumulation xyzz,affine 2>&1 | tee "$out/bench-partition-affine.txt"
+  echo "partition-affine done at $(( $(date +%s) - t0 )) s"
 fi
 if want ncu; then
   # One launch of each hot kernel: stall reasons, occupancy, pipes, memory.

@@ -22,7 +22,7 @@ use cuzk::density::Density;
 use cuzk::gpu::elementwise::scalar_limbs;
 use cuzk::gpu::msm::{
     g1_from_result_words, g2_from_result_words, msm_g1, msm_g1_blocking, msm_g1_blocking_with, msm_g2, msm_g2_blocking,
-    msm_g2_blocking_with, msm_scratch_bytes, GpuBases, MsmConfig, MsmCurve, MsmInput, Sort,
+    msm_g2_blocking_with, msm_scratch_bytes, Accumulation, GpuBases, MsmConfig, MsmCurve, MsmInput, Sort,
 };
 use cuzk::gpu::GpuDevice;
 use ff::Field;
@@ -310,14 +310,82 @@ fn window_sizes_and_chunk_settings() {
         check_g1(&gpu, "window size", &bases, &host, &s, &config);
     }
     for config in [
-        MsmConfig { window_bits: 10, chunk0: 1, chunk: 4, reduce_fan_log: 1, reduce_top_fan_log: 4, scatter_windows: 1, tables: 0, sort: Sort::Counted },
-        MsmConfig { window_bits: 12, chunk0: 3, chunk: 5, reduce_fan_log: 8, reduce_top_fan_log: 0, scatter_windows: 3, tables: 0, sort: Sort::Padded { cap_log: 2 } },
-        MsmConfig { window_bits: 16, chunk0: 4096, chunk: 64, reduce_fan_log: 3, reduce_top_fan_log: 2, scatter_windows: 0, tables: 0, sort: Sort::Padded { cap_log: 0 } },
+        MsmConfig { window_bits: 10, chunk0: 1, chunk: 4, reduce_fan_log: 1, reduce_top_fan_log: 4, scatter_windows: 1, tables: 0, sort: Sort::Counted, ..MsmConfig::default() },
+        MsmConfig { window_bits: 12, chunk0: 3, chunk: 5, reduce_fan_log: 8, reduce_top_fan_log: 0, scatter_windows: 3, tables: 0, sort: Sort::Padded { cap_log: 2 }, ..MsmConfig::default() },
+        MsmConfig { window_bits: 16, chunk0: 4096, chunk: 64, reduce_fan_log: 3, reduce_top_fan_log: 2, scatter_windows: 0, tables: 0, sort: Sort::Padded { cap_log: 0 }, ..MsmConfig::default() },
     ] {
         check_g1(&gpu, "chunk settings", &bases, &host, &s, &config);
         check_g1(&gpu, "chunk settings, one giant bucket per window", &bases, &host, &skew, &config);
         check_g2(&gpu, "chunk settings", &bases2, &host2, &s[..2000], &config);
     }
+}
+
+fn batch_affine(streams: u32) -> MsmConfig {
+    MsmConfig { accumulation: Accumulation::BatchAffine { streams }, ..MsmConfig::default() }
+}
+
+/// The batch-affine first level (`Accumulation::BatchAffine`) at every size
+/// to 300, G1 and G2, with small windows and chunks and few or many streams
+/// per thread (small enough for compute-sanitizer).
+#[test]
+fn batch_affine_every_size_up_to_300() {
+    let Some(gpu) = common::gpu_or_skip("batch_affine_every_size_up_to_300") else { return };
+    let mut rng = common::rng();
+    let host = random_bases::<G1Projective>(&mut rng, 300);
+    let bases = GpuBases::upload_g1(&gpu, &host).unwrap();
+    let host2 = random_bases::<G2Projective>(&mut rng, 300);
+    let bases2 = GpuBases::upload_g2(&gpu, &host2).unwrap();
+    for n in 1..=300 {
+        let s = random_scalars(&mut rng, n);
+        let config = MsmConfig { window_bits: rng.gen_range(0..=9), chunk0: rng.gen_range(0..=8), ..batch_affine([1, 3, 7, 0][n % 4]) };
+        check_g1(&gpu, "batch-affine every size", &bases, &host[..n], &s, &config);
+        check_g2(&gpu, "batch-affine every size", &bases2, &host2[..n], &s, &config);
+    }
+}
+
+/// The batch-affine first level on large and adversarial inputs (one
+/// bucket per window, a point added to itself, a point and its negation,
+/// identities): 2^16, 2^20 and G1 2^24, few and many streams per thread.
+#[test]
+fn batch_affine_large_and_adversarial() {
+    let Some(gpu) = common::gpu_or_skip("batch_affine_large_and_adversarial") else { return };
+    let mut rng = common::rng();
+    let batch = batch_affine;
+    let host = random_bases::<G1Projective>(&mut rng, 1 << 20);
+    let bases = GpuBases::upload_g1(&gpu, &host).unwrap();
+    let host2 = random_bases::<G2Projective>(&mut rng, 1 << 16);
+    let bases2 = GpuBases::upload_g2(&gpu, &host2).unwrap();
+    for streams in [1, 5, 0] {
+        for log in [16, 20] {
+            let n = 1 << log;
+            let s = random_scalars(&mut rng, n);
+            check_g1(&gpu, &format!("batch-affine 2^{log}"), &bases, &host[..n], &s, &batch(streams));
+            let s = mostly_zero_one(&mut rng, n);
+            check_g1(&gpu, &format!("batch-affine 2^{log}, 90% zero/one"), &bases, &host[..n], &s, &batch(streams));
+        }
+        let s = random_scalars(&mut rng, 1 << 16);
+        check_g2(&gpu, "batch-affine G2 2^16", &bases2, &host2, &s, &batch(streams));
+    }
+    // Adversarial: one bucket, doublings, cancellations, identities.
+    let n = 20_000;
+    let p = host.iter().copied().find(|b| !bool::from(b.is_identity())).unwrap();
+    let same = Scalar::random(&mut rng);
+    let cases: Vec<(&str, Vec<G1Affine>, Vec<Scalar>)> = vec![
+        ("one bucket", host[..n].to_vec(), vec![Scalar::from(5); n]),
+        ("a point added to itself", vec![p; n], vec![same; n]),
+        ("a point and its negation", (0..n).map(|i| if i % 2 == 0 { p } else { -p }).collect(), vec![same; n]),
+        ("identities among points", (0..n).map(|i| if i % 3 == 0 { G1Affine::identity() } else { host[i] }).collect(), vec![same; n]),
+    ];
+    for (what, b, s) in &cases {
+        let gb = GpuBases::upload_g1(&gpu, b).unwrap();
+        for streams in [1, 2, 0] {
+            check_g1(&gpu, what, &gb, b, s, &batch(streams));
+        }
+    }
+    let big = random_bases::<G1Projective>(&mut rng, 1 << 24);
+    let big_bases = GpuBases::upload_g1(&gpu, &big).unwrap();
+    let s = random_scalars(&mut rng, 1 << 24);
+    check_g1(&gpu, "batch-affine 2^24", &big_bases, &big, &s, &batch(0));
 }
 
 #[test]

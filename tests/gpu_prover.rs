@@ -10,7 +10,7 @@ use common::{MostlyBits, NoBQuery, TestCircuit};
 use cuzk::gpu::elementwise::scalar_limbs;
 use cuzk::gpu::GpuEngine;
 use cuzk::synthetic::SyntheticPorep;
-use cuzk::{synthesize, Backend, ComputeSharing, PhaseTimings, ProofJob, ProofShape, Prover, ProverConfig, ProverError};
+use cuzk::{synthesize, Backend, ComputeSharing, MsmAccumulation, PhaseTimings, ProofJob, ProofShape, Prover, ProverConfig, ProverError};
 use ff::Field;
 
 fn gpu_config(workers: usize) -> ProverConfig {
@@ -60,6 +60,21 @@ fn gpu_backend_proofs_match_bellperson() {
     let prover = Prover::new(params.clone(), gpu_config(2)).expect("GPU prover");
     assert_eq!(prover.backend(), Backend::Gpu);
     common::assert_batch_matches_bellperson(&prover, &params, 3000, 6, 4, &mut rng);
+}
+
+/// The MSMs' batch-affine first level in a whole prover: the same proofs.
+#[test]
+fn batch_affine_msms_prove_like_bellperson() {
+    if common::gpu_or_skip("batch_affine_msms_prove_like_bellperson").is_none() {
+        return;
+    }
+    let mut rng = common::rng();
+    let params = common::params_for(SyntheticPorep::shape(20_000, 6), &mut rng);
+    for streams in [0, 3] {
+        let config = ProverConfig { msm_accumulation: MsmAccumulation::BatchAffine { streams }, ..gpu_config(2) };
+        let prover = Prover::new(params.clone(), config).expect("GPU prover");
+        common::assert_batch_matches_bellperson(&prover, &params, 20_000, 6, 3, &mut rng);
+    }
 }
 
 #[test]

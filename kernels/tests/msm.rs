@@ -11,8 +11,9 @@
 mod common;
 
 use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
-use common::curves::{random_points, TestCurve, G1, G2};
-use common::{from_limbs, seeded_rng, Pod};
+use common::curves::{TestCurve, G1, G2};
+use common::msm_host::*;
+use common::{seeded_rng, Pod};
 use cuzk_kernels::gpu::msm as k;
 use cuzk_kernels::msm::digits::{general_mont, kind, num_windows, top_digit_max, Kind, SignedDigits, MAX_WINDOW_BITS};
 use cuzk_kernels::msm::tables::{TABLE_BATCH, TABLE_SCRATCH_ELEMENTS};
@@ -25,312 +26,6 @@ use group::prime::PrimeCurveAffine;
 use group::{Curve as _, Group};
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
-
-// ---------------------------------------------------------------------------
-// Running a plan on the host
-
-/// Runs one step through the host kernels, with the parameters from
-/// `Step::args()` in declaration order (as the CUDA launcher does).
-unsafe fn exec(curve: Curve, step: Step) {
-    let (a, n) = step.args();
-    let p32 = |i: usize| a[i] as *mut u32;
-    let p64 = |i: usize| a[i] as *mut u64;
-    let u = |i: usize| a[i] as u32;
-    let g1 = curve == Curve::G1;
-    match step {
-        Step::ZeroU32 { dst, len } => std::ptr::write_bytes(dst as *mut u32, 0, len),
-        Step::CopyU32 { src, dst, len } => {
-            std::ptr::copy_nonoverlapping(src as *const u32, dst as *mut u32, len)
-        }
-        Step::Popcount { .. } => {
-            assert_eq!(n, 3);
-            k::msm_popcount(p64(0), u(1), p32(2))
-        }
-        Step::ScanReduce { .. } => {
-            assert_eq!(n, 3);
-            k::msm_scan_reduce(p32(0), u(1), p32(2))
-        }
-        Step::ScanApply { .. } => {
-            assert_eq!(n, 3);
-            k::msm_scan_apply(p32(0), u(1), p32(2))
-        }
-        Step::Histogram { .. } => {
-            assert_eq!(n, 13);
-            k::msm_histogram(p64(0), u(1), p64(2), p32(3), u(4), u(5), u(6), u(7), u(8), u(9), p32(10), p32(11), p32(12))
-        }
-        Step::Scatter { .. } => {
-            assert_eq!(n, 16);
-            k::msm_scatter(
-                p64(0),
-                u(1),
-                p64(2),
-                p32(3),
-                u(4),
-                u(5),
-                u(6),
-                u(7),
-                u(8),
-                u(9),
-                p32(10),
-                p32(11),
-                p32(12),
-                p32(13),
-                u(14),
-                u(15),
-            )
-        }
-        Step::ScatterPadded { .. } => {
-            assert_eq!(n, 16);
-            k::msm_scatter_padded(
-                p64(0), u(1), p64(2), p32(3), u(4), u(5), u(6), u(7), u(8), u(9), p32(10), a[11], p32(12), p64(13), p32(14), u(15),
-            )
-        }
-        Step::Compact { .. } => {
-            assert_eq!(n, 6);
-            k::msm_compact(p32(0), u(1), u(2), u(3), p32(4), p32(5))
-        }
-        Step::PlaceOverflow { .. } => {
-            assert_eq!(n, 5);
-            k::msm_place_overflow(p64(0), p32(1), p32(2), a[3], p32(4))
-        }
-        Step::Accumulate0 { .. } => {
-            assert_eq!(n, 9);
-            let f = if g1 {
-                k::msm_g1_accumulate0
-            } else {
-                k::msm_g2_accumulate0
-            };
-            f(
-                p64(0),
-                p32(1),
-                p32(2),
-                u(3),
-                u(4),
-                u(5),
-                p32(6),
-                p64(7),
-                p64(8),
-            )
-        }
-        Step::Accumulate { .. } => {
-            assert_eq!(n, 9);
-            let f = if g1 {
-                k::msm_g1_accumulate
-            } else {
-                k::msm_g2_accumulate
-            };
-            f(
-                p32(0),
-                p64(1),
-                u(2),
-                u(3),
-                u(4),
-                p32(5),
-                p64(6),
-                p64(7),
-                u(8),
-            )
-        }
-        Step::Merge { .. } => {
-            assert_eq!(n, 6);
-            let f = if g1 {
-                k::msm_g1_merge
-            } else {
-                k::msm_g2_merge
-            };
-            f(p64(0), p32(1), u(2), u(3), u(4), p64(5))
-        }
-        Step::Windows { .. } => {
-            assert_eq!(n, 4);
-            let f = if g1 {
-                k::msm_g1_windows
-            } else {
-                k::msm_g2_windows
-            };
-            f(p64(0), u(1), u(2), p64(3))
-        }
-        Step::Finish { .. } => {
-            assert_eq!(n, 6);
-            let f = if g1 {
-                k::msm_g1_finish
-            } else {
-                k::msm_g2_finish
-            };
-            f(p64(0), u(1), p64(2), p32(3), u(4), p64(5))
-        }
-    }
-}
-
-trait MsmCurve: TestCurve {
-    const CURVE: Curve;
-}
-impl MsmCurve for G1 {
-    const CURVE: Curve = Curve::G1;
-}
-impl MsmCurve for G2 {
-    const CURVE: Curve = Curve::G2;
-}
-
-fn limbs<T: Pod>(v: &[T]) -> Vec<u64> {
-    common::as_limbs(v).to_vec()
-}
-
-/// One MSM through the plan on the host.
-fn host_msm<C: MsmCurve>(
-    bases: &[C::Affine],
-    base_offset: usize,
-    scalars: &[Scalar],
-    density: Option<&[u64]>,
-    config: &MsmConfig,
-) -> C::Projective
-where
-    C::Affine: Pod,
-{
-    host_msm_run::<C>(bases, bases.len(), base_offset, scalars, density, scalars.len(), None, config)
-}
-
-/// One MSM through the plan on the host, planned for at most `selected`
-/// selected scalars (`general` of them neither 0 nor 1), `bases` holding
-/// `config.tables` tables of `per_table` bases each (or just `per_table`
-/// bases). Checks that the sort stayed within the plan's entry bound.
-#[allow(clippy::too_many_arguments)]
-fn host_msm_run<C: MsmCurve>(
-    bases: &[C::Affine],
-    per_table: usize,
-    base_offset: usize,
-    scalars: &[Scalar],
-    density: Option<&[u64]>,
-    selected: usize,
-    general: Option<usize>,
-    config: &MsmConfig,
-) -> C::Projective
-where
-    C::Affine: Pod,
-{
-    let plan = MsmPlan::for_witness(scalars.len(), selected, general, C::CURVE, config).expect("plan");
-    // Poisoned arena: whatever the pipeline reads without writing first
-    // shows up as garbage, not as a lucky zero.
-    let mut arena = vec![0xa5a5_a5a5_a5a5_a5a5u64; plan.scratch_words()];
-    let base_limbs = limbs(bases);
-    let scalar_limbs = limbs(scalars);
-    let density: Option<Vec<u64>> = density.map(|d| d.to_vec());
-    let mut out = vec![0xdead_beefu64; C::CURVE.jacobian_limbs()];
-    let io = MsmIo {
-        bases: base_limbs.as_ptr() as u64,
-        n_bases: per_table as u32,
-        base_offset: base_offset as u32,
-        scalars: scalar_limbs.as_ptr() as u64,
-        density: density.as_ref().map_or(0, |d| d.as_ptr() as u64),
-        out: out.as_mut_ptr() as u64,
-    };
-    plan.steps::<()>(&io, arena.as_mut_ptr() as u64, |step| {
-        // SAFETY: the plan sizes every buffer; inputs live until here.
-        unsafe { exec(C::CURVE, step) };
-        Ok(())
-    })
-    .unwrap();
-    if plan.padded.is_none() {
-        // The counted sort's scanned bucket starts end in the entry total.
-        let (at, len) = plan.layout.starts.levels[0];
-        assert_eq!(len, plan.n_keys + 1);
-        // SAFETY: `len` u32 counts at word `at` of the arena, written by the scan.
-        let starts = unsafe { std::slice::from_raw_parts(arena.as_ptr().add(at) as *const u32, len as usize) };
-        let total = starts[plan.n_keys as usize];
-        assert!(total <= plan.entries_max, "{total} entries sorted, plan bound {}", plan.entries_max);
-    }
-    from_limbs::<C::Projective>(&out)[0]
-}
-
-fn naive<C: TestCurve>(pairs: impl Iterator<Item = (C::Affine, Scalar)>) -> C::Projective
-where
-    C::Projective: std::ops::Mul<Scalar, Output = C::Projective> + From<C::Affine>,
-{
-    pairs.fold(C::Projective::identity(), |acc, (b, s)| {
-        acc + C::Projective::from(b) * s
-    })
-}
-
-// ---------------------------------------------------------------------------
-// Inputs
-
-fn affine<C: TestCurve>(points: &[C::Projective]) -> Vec<C::Affine> {
-    let mut out = vec![C::Affine::identity(); points.len()];
-    C::Projective::batch_normalize(points, &mut out);
-    out
-}
-
-/// Random bases with identities, repeats and negations sprinkled in, so
-/// buckets see P + P, P + (−P) and identity additions.
-fn bases<C: TestCurve>(rng: &mut ChaCha8Rng, n: usize) -> Vec<C::Affine> {
-    let mut b = affine::<C>(&random_points::<C>(rng, n));
-    for i in 0..n {
-        match rng.gen_range(0..16) {
-            0 => b[i] = C::Affine::identity(),
-            1 if i > 0 => b[i] = b[rng.gen_range(0..i)],
-            2 if i > 0 => b[i] = -b[rng.gen_range(0..i)],
-            _ => {}
-        }
-    }
-    b
-}
-
-fn canonical(s: &Scalar) -> [u64; 4] {
-    let repr = s.to_repr();
-    let mut l = [0u64; 4];
-    for (i, chunk) in repr.as_ref().chunks(8).enumerate() {
-        l[i] = u64::from_le_bytes(chunk.try_into().unwrap());
-    }
-    l
-}
-
-fn r_minus(k: u64) -> Scalar {
-    -Scalar::from(k)
-}
-
-/// Random scalars with edge values mixed in: 0, 1, 2, r−1, r−2, small
-/// values, powers of two, values with long runs of ones (carry chains).
-fn scalars(rng: &mut ChaCha8Rng, n: usize) -> Vec<Scalar> {
-    (0..n)
-        .map(|_| match rng.gen_range(0..12) {
-            0 => Scalar::ZERO,
-            1 => Scalar::ONE,
-            2 => r_minus(1),
-            3 => r_minus(rng.gen_range(2..1000)),
-            4 => Scalar::from(rng.gen_range(2..1 << 20)),
-            5 => Scalar::from(2).pow_vartime([rng.gen_range(0..255)]),
-            6 => Scalar::from(2).pow_vartime([rng.gen_range(1..255)]) - Scalar::ONE,
-            _ => Scalar::random(&mut *rng),
-        })
-        .collect()
-}
-
-/// Either sort: counted, or padded with 1 … 16 slots per bucket (small
-/// capacities overflow all the time) or the automatic capacity.
-fn random_sort(rng: &mut ChaCha8Rng) -> Sort {
-    match rng.gen_range(0..=5) {
-        0 => Sort::Counted,
-        cap_log => Sort::Padded { cap_log: cap_log - 1 },
-    }
-}
-
-fn check<C: MsmCurve>(
-    what: &str,
-    seed: u64,
-    bases: &[C::Affine],
-    scalars: &[Scalar],
-    config: &MsmConfig,
-) where
-    C::Affine: Pod,
-    C::Projective: std::ops::Mul<Scalar, Output = C::Projective> + From<C::Affine>,
-{
-    let got = host_msm::<C>(bases, 0, scalars, None, config);
-    let want = naive::<C>(bases.iter().copied().zip(scalars.iter().copied()));
-    assert!(
-        got == want,
-        "{what}: n = {}, config {config:?}: wrong result (seed {seed})",
-        scalars.len()
-    );
-}
 
 // ---------------------------------------------------------------------------
 // Tests
@@ -536,6 +231,7 @@ fn g1_every_size_up_to_80_default_and_small_windows() {
             scatter_windows: rng.gen_range(0..=3),
             tables: 0,
             sort: random_sort(&mut rng),
+            ..MsmConfig::default()
         };
         check::<G1>("small chunks", seed, &b[..n], &s, &config);
     }
@@ -557,6 +253,7 @@ fn g2_small_sizes() {
             scatter_windows: 2,
             tables: 0,
             sort: Sort::Padded { cap_log: 1 },
+            ..MsmConfig::default()
         };
         check::<G2>("small chunks", seed, &b[..n], &s, &config);
     }
@@ -641,6 +338,7 @@ fn skewed_buckets_go_through_many_levels() {
                 scatter_windows: 1,
                 tables: 0,
                 sort: Sort::Counted,
+                ..MsmConfig::default()
             },
             MsmConfig {
                 window_bits: 3,
@@ -651,6 +349,7 @@ fn skewed_buckets_go_through_many_levels() {
                 scatter_windows: 2,
                 tables: 0,
                 sort: Sort::Padded { cap_log: 0 },
+                ..MsmConfig::default()
             },
             MsmConfig {
                 window_bits: 6,
@@ -661,6 +360,7 @@ fn skewed_buckets_go_through_many_levels() {
                 scatter_windows: 3,
                 tables: 0,
                 sort: Sort::Padded { cap_log: 2 },
+                ..MsmConfig::default()
             },
             // Wide merge levels below (19 windows · 2^10 outputs), top
             // levels of fan 4 above.
@@ -673,6 +373,7 @@ fn skewed_buckets_go_through_many_levels() {
                 scatter_windows: 1,
                 tables: 0,
                 sort: Sort::Padded { cap_log: 3 },
+                ..MsmConfig::default()
             },
         ] {
             check::<G1>(what, seed, &b, s, &config);
@@ -699,6 +400,7 @@ fn skewed_buckets_go_through_many_levels() {
                 scatter_windows: 1,
                 tables: 0,
                 sort: Sort::Padded { cap_log: 1 },
+                ..MsmConfig::default()
             },
         );
     }
@@ -779,6 +481,7 @@ fn density_selects_scalars_and_offsets_bases() {
                 scatter_windows: 1,
                 tables: 0,
                 sort: Sort::Padded { cap_log: 2 },
+                ..MsmConfig::default()
             };
             check_density::<G1>(&mut rng, seed, n, p, &config);
         }

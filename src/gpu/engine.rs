@@ -387,12 +387,13 @@ impl GpuEngine {
         if layout.ntt_log() > cuzk_kernels::ntt::MAX_LOG {
             return Err(ProverError::DomainTooLarge { log_size: layout.ntt_log() });
         }
-        let msm_config = MsmConfig::default();
+        let msm_config = MsmConfig { accumulation: config.msm_accumulation, ..MsmConfig::default() };
         let compiled = compiled.map(|c| (c, LongRows::of(c)));
         let compiled_words = compiled.as_ref().map_or(0, |(c, long)| GpuCompiled::words(c, long));
         let serial_compute = config.compute_sharing.serial(layout.ntt_log());
         let compiled_bytes = if compiled_words == 0 { 0 } else { crate::vram::needs::alloc_bytes(compiled_words) };
-        let needs = VramNeeds::new(lengths, compiled_bytes, config.workers_per_device, config.ntt_row_twiddles, serial_compute);
+        let mut needs = VramNeeds::new(lengths, compiled_bytes, config.workers_per_device, config.ntt_row_twiddles, serial_compute);
+        needs.msm = msm_config;
         // One plan for every device, made for the smallest budget.
         let (mut budget, mut smallest) = (u64::MAX, 0);
         for gpu in &devices {

@@ -24,7 +24,7 @@ use cuzk_kernels::layout::{G1_AFFINE_LIMBS, G1_JACOBIAN_LIMBS, G2_AFFINE_LIMBS, 
 use cuzk_kernels::msm::plan::{MsmIo, Step, MSM_BLOCK};
 use cuzk_kernels::msm::tables::{TABLE_BATCH, TABLE_SCRATCH_ELEMENTS};
 
-pub use cuzk_kernels::msm::plan::{default_window_bits, table_spacing_bits, Curve as MsmCurve, MsmConfig, MsmPlan, Sort};
+pub use cuzk_kernels::msm::plan::{default_window_bits, table_spacing_bits, Accumulation, Curve as MsmCurve, MsmConfig, MsmPlan, Sort};
 
 use super::bound_buffer::BoundBuffer;
 use super::elementwise::scalar_limbs;

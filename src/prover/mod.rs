@@ -19,6 +19,7 @@ use rand_core::RngCore;
 use crate::witness::assignment::{panic_message, synthesize, synthesize_into, Assignment};
 use crate::compiled::{synthesize_witness, synthesize_witness_into, CompiledCircuit};
 use crate::cpu;
+pub use cuzk_kernels::msm::plan::Accumulation as MsmAccumulation;
 use crate::error::{ProverError, TryPrestageError};
 use crate::witness::job::{random_r_s, ProofJob};
 use crate::parameters::params::{ProofShape, QueryLengths};
@@ -104,6 +105,12 @@ pub struct ProverConfig {
     /// `ProverError::NotEnoughVram`, saying how much the smallest plan
     /// needs. Lets a large GPU stand in for a smaller one.
     pub vram_limit: Option<u64>,
+    /// GPU: how the MSMs' first accumulation level adds points: XYZZ
+    /// mixed additions (the default, measured fastest so far) or affine
+    /// additions in batches sharing one inversion
+    /// (`MsmAccumulation::BatchAffine`, not yet measured on a GPU; see
+    /// docs/PERFORMANCE.md, "MSM"). Proofs are the same either way.
+    pub msm_accumulation: MsmAccumulation,
     /// Test hook: GPU operations made to fail (see `FaultPlan`).
     #[doc(hidden)]
     pub faults: crate::prover::faults::FaultPlan,
@@ -128,6 +135,7 @@ impl Default for ProverConfig {
             gpu_timeout: Some(std::time::Duration::from_secs(300)),
             witness_classes: true,
             vram_limit: None,
+            msm_accumulation: MsmAccumulation::Xyzz,
             faults: Default::default(),
         }
     }

@@ -11,7 +11,7 @@
 
 use crate::ec::{G1Config, G2Config};
 use crate::msm::digits::DigitArgs;
-use crate::msm::{accumulate, padded, reduce, scan, sort, tables};
+use crate::msm::{accumulate, batch_affine, padded, reduce, scan, sort, tables};
 
 kernel! {
     /// `*count +=` how many of the `n` scalars (Montgomery limbs) are neither
@@ -148,7 +148,7 @@ kernel! {
 
 /// The point kernels of one curve.
 macro_rules! msm_curve_kernels {
-    ($C:ty, prefetch $prefetch:literal: $acc0:ident, $acc:ident, $merge:ident, $windows:ident, $finish:ident, $tables:ident) => {
+    ($C:ty, prefetch $prefetch:literal: $acc0:ident, $acc0_affine:ident, $acc:ident, $merge:ident, $windows:ident, $finish:ident, $tables:ident) => {
         kernel! {
             /// The next table of precomputed bases: `dst = 2^spacing · src`, `n` points
             /// (`scratch`: `tables::TABLE_SCRATCH_ELEMENTS` field elements per point).
@@ -171,6 +171,31 @@ macro_rules! msm_curve_kernels {
                 sums: *mut u64,
             ) {
                 accumulate::level0::<$C, $prefetch>(bases, entries, starts, n_keys, chunk, threads, out_keys, out_points, sums);
+            }
+        }
+
+        kernel! {
+            /// First accumulation level with batch-affine additions: `streams`
+            /// chunks of `chunk` sorted entries, `per_thread` per thread, each
+            /// launched thread with its slice of `acc`, `prefix`, `state`.
+            fn $acc0_affine(
+                bases: *const u64,
+                entries: *const u32,
+                starts: *const u32,
+                n_keys: u32,
+                chunk: u32,
+                streams: u32,
+                per_thread: u32,
+                acc: *mut u64,
+                prefix: *mut u64,
+                state: *mut u32,
+                out_keys: *mut u32,
+                out_points: *mut u64,
+                sums: *mut u64,
+            ) {
+                batch_affine::level0::<$C>(
+                    bases, entries, starts, n_keys, chunk, streams, per_thread, acc, prefix, state, out_keys, out_points, sums,
+                );
             }
         }
 
@@ -214,5 +239,5 @@ macro_rules! msm_curve_kernels {
     };
 }
 
-msm_curve_kernels!(G1Config, prefetch true: msm_g1_accumulate0, msm_g1_accumulate, msm_g1_merge, msm_g1_windows, msm_g1_finish, msm_g1_tables);
-msm_curve_kernels!(G2Config, prefetch false: msm_g2_accumulate0, msm_g2_accumulate, msm_g2_merge, msm_g2_windows, msm_g2_finish, msm_g2_tables);
+msm_curve_kernels!(G1Config, prefetch true: msm_g1_accumulate0, msm_g1_accumulate0_affine, msm_g1_accumulate, msm_g1_merge, msm_g1_windows, msm_g1_finish, msm_g1_tables);
+msm_curve_kernels!(G2Config, prefetch false: msm_g2_accumulate0, msm_g2_accumulate0_affine, msm_g2_accumulate, msm_g2_merge, msm_g2_windows, msm_g2_finish, msm_g2_tables);

@@ -28,14 +28,14 @@ use crate::gpu::grid::indices;
 use crate::mem::Limbs;
 
 #[inline(always)]
-fn xyzz_limbs<C: CurveConfig>() -> usize {
+pub(super) fn xyzz_limbs<C: CurveConfig>() -> usize {
     <Xyzz<C> as Limbs>::LIMBS
 }
 
 /// Stores item `slot` of the next level: `key` with `acc`, or a point-less
 /// sentinel for the padding key.
 #[inline(always)]
-unsafe fn emit<C: CurveConfig>(
+pub(super) unsafe fn emit<C: CurveConfig>(
     keys: *mut u32,
     points: *mut u64,
     slot: usize,
@@ -54,7 +54,7 @@ unsafe fn emit<C: CurveConfig>(
 /// `starts[b] ≤ p` (empty buckets share their start with the next one, so
 /// this is the non-empty bucket containing `p`). Requires `p < starts[n_keys]`.
 #[inline(always)]
-unsafe fn bucket_of(starts: *const u32, n_keys: u32, p: u32) -> u32 {
+pub(super) unsafe fn bucket_of(starts: *const u32, n_keys: u32, p: u32) -> u32 {
     let (mut lo, mut hi) = (0u32, n_keys);
     while hi - lo > 1 {
         let mid = lo + ((hi - lo) >> 1);

@@ -32,6 +32,9 @@
 //!    the next level, which reduces them the same way (full XYZZ additions)
 //!    until one thread is left. A bucket with a million entries is therefore
 //!    summed by many threads plus a logarithmic tree, exactly like a small one.
+//!    The first level can instead add affine points in batches that share
+//!    one inversion ([`batch_affine`], chosen by `plan::Accumulation`), with
+//!    the same outputs.
 //! 4. **Bucket reduction** ([`reduce`]): per window `Σ_k k·B_k` by a tree
 //!    of merge levels (each thread folds 16 adjacent segments' running sums
 //!    into one, so every level is one short launch over many threads), then
@@ -42,6 +45,7 @@
 //! [`plan::MsmPlan`] computes; nothing is allocated on the device.
 
 pub mod accumulate;
+pub mod batch_affine;
 pub mod digits;
 pub mod padded;
 #[cfg(not(target_arch = "nvptx64"))]

@@ -5,6 +5,7 @@
 
 pub mod curves;
 pub mod fields;
+pub mod msm_host;
 
 use std::fmt::Debug;
 use std::mem::{align_of, size_of};

@@ -23,6 +23,10 @@ impl Curve {
             Curve::G2 => G2_XYZZ_LIMBS,
         }
     }
+    /// Limbs of one base-field element.
+    pub const fn base_limbs(self) -> usize {
+        self.affine_limbs() / 2
+    }
     /// Limbs of the result (Jacobian, `blst_p1` / `blst_p2` layout).
     pub const fn jacobian_limbs(self) -> usize {
         match self {
@@ -67,7 +71,41 @@ pub struct MsmConfig {
     pub tables: u32,
     /// How entries are sorted into buckets.
     pub sort: Sort,
+    /// How the first accumulation level adds points.
+    pub accumulation: Accumulation,
 }
+
+/// How the first accumulation level adds the sorted entries' points.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Accumulation {
+    /// XYZZ mixed additions, one chunk per thread ([`crate::msm::accumulate`]).
+    #[default]
+    Xyzz,
+    /// Affine additions in batches that share one inversion
+    /// ([`crate::msm::batch_affine`]): `streams` chunks per thread, each
+    /// step's additions over them sharing one inversion (0:
+    /// [`default_batch_streams`]).
+    BatchAffine { streams: u32 },
+}
+
+/// Chunks (streams) per thread of the batch-affine level 0: one inversion
+/// (≈ 570 base-field multiplications by Fermat) is shared by this many
+/// additions (5 M + 1 S each), so it adds about 2.2 M to a G1 addition and
+/// 4.5 Fp M to a G2 one (whose addition costs ≈ 17 Fp M). Not yet tuned on
+/// a GPU.
+pub const fn default_batch_streams(curve: Curve) -> u32 {
+    match curve {
+        Curve::G1 => 256,
+        Curve::G2 => 128,
+    }
+}
+
+/// Most threads a batch-affine level 0 launches (a grid-stride loop over
+/// the stream groups): each owns `streams` accumulators and prefix products
+/// of scratch (G1 at 256 streams: 37 KB a thread, 1.2 GB at this count),
+/// and about this many fill an H200 at the kernel's register count.
+pub const BATCH_AFFINE_THREADS: u32 = 1 << 15;
+const _: () = assert!(BATCH_AFFINE_THREADS.is_multiple_of(MSM_BLOCK));
 
 /// The counting sort's flavour ([`crate::msm::sort`], [`crate::msm::padded`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

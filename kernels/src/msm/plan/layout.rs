@@ -46,6 +46,13 @@ pub struct Layout {
     pub merged: [usize; MAX_REDUCE_LEVELS],
     /// `windows` weighted window sums (XYZZ).
     pub win: usize,
+    /// Batch-affine level 0 only: per launched thread and stream, the
+    /// affine accumulator, the prefix product and the `u32` state,
+    /// overlapping the bucket reduction's buffers (written only after the
+    /// accumulation).
+    pub batch_acc: usize,
+    pub batch_prefix: usize,
+    pub batch_state: usize,
     /// Total arena words.
     pub words: usize,
 }
@@ -58,6 +65,17 @@ pub struct MergeLevel {
     pub fan_log: u32,
     /// Output segments (threads), all windows together.
     pub outputs: u32,
+}
+
+/// The batch-affine first accumulation level's launch.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BatchAffinePlan {
+    /// Streams (level-0 chunks) per thread.
+    pub per_thread: u32,
+    /// Stream groups: `ceil(threads0 / per_thread)`.
+    pub groups: u32,
+    /// Threads launched (a multiple of `MSM_BLOCK`), each with its scratch.
+    pub grid: u32,
 }
 
 /// One accumulation level after the first.

@@ -54,6 +54,9 @@ pub struct MsmPlan {
     pub density_words: u32,
     pub chunk0: u32,
     pub threads0: u32,
+    /// The batch-affine first level's launch; `None`: XYZZ, `threads0`
+    /// threads.
+    pub batch: Option<BatchAffinePlan>,
     pub chunk: u32,
     pub levels: [Level; MAX_LEVELS],
     pub n_levels: usize,
@@ -128,11 +131,18 @@ impl MsmPlan {
                 return Err("MSM: padded buckets need n_keys · 2^cap_log < 2^32 slots (cap_log ≤ 16)");
             }
         }
+        let per_thread = match config.accumulation {
+            Accumulation::Xyzz => None,
+            Accumulation::BatchAffine { streams: 0 } => Some(default_batch_streams(curve)),
+            Accumulation::BatchAffine { streams } => Some(streams),
+        };
         let chunk0 = if config.chunk0 != 0 {
             config.chunk0
         } else {
+            // Batch-affine: enough streams for every launched thread's groups.
+            let target = per_thread.map_or(TARGET_THREADS, |k| k as u64 * BATCH_AFFINE_THREADS as u64);
             entries_max
-                .div_ceil(TARGET_THREADS)
+                .div_ceil(target)
                 .next_power_of_two()
                 .clamp(4, MAX_DEFAULT_CHUNK0) as u32
         };
@@ -191,6 +201,14 @@ impl MsmPlan {
             in_m_log += fan_log;
         }
         let threads0 = entries_max.div_ceil(chunk0).max(1);
+        let batch = per_thread.map(|k| {
+            let groups = threads0.div_ceil(k);
+            BatchAffinePlan {
+                per_thread: k,
+                groups,
+                grid: groups.next_multiple_of(MSM_BLOCK).min(BATCH_AFFINE_THREADS),
+            }
+        });
 
         let mut levels = [Level::default(); MAX_LEVELS];
         let mut n_levels = 0;
@@ -238,11 +256,21 @@ impl MsmPlan {
             bump.take(capacity[1] as usize * xyzz),
         ];
         let sums = bump.take(n_keys as usize * xyzz);
+        let reduction = bump.0;
         let mut merged = [0; MAX_REDUCE_LEVELS];
         for (at, level) in merged.iter_mut().zip(&merges[..n_merges]) {
             *at = bump.take(2 * level.outputs as usize * xyzz);
         }
         let win = bump.take(sets as usize * xyzz);
+        let (mut batch_acc, mut batch_prefix, mut batch_state) = (0, 0, 0);
+        if let Some(b) = batch {
+            let streams = b.grid as usize * b.per_thread as usize;
+            let mut alias = Bump(reduction);
+            batch_acc = alias.take(streams * curve.affine_limbs());
+            batch_prefix = alias.take(streams * curve.base_limbs());
+            batch_state = alias.take_u32(streams);
+            bump.0 = bump.0.max(alias.0);
+        }
         let (mut padded, mut overflow, mut overflow_count) = (0, 0, 0);
         if let Some(shape) = padded_sort {
             let mut alias = Bump(after_entries);
@@ -267,6 +295,9 @@ impl MsmPlan {
             sums,
             merged,
             win,
+            batch_acc,
+            batch_prefix,
+            batch_state,
             words: bump.0,
         };
         Ok(MsmPlan {
@@ -286,6 +317,7 @@ impl MsmPlan {
             density_words,
             chunk0,
             threads0,
+            batch,
             chunk,
             levels,
             n_levels,
@@ -421,17 +453,34 @@ impl MsmPlan {
         let sums = at(l.sums);
         let keys = |b: usize| at(l.item_keys[b]);
         let points = |b: usize| at(l.item_points[b]);
-        f(Step::Accumulate0 {
-            bases: io.bases,
-            entries: at(l.entries),
-            starts,
-            n_keys: self.n_keys,
-            chunk: self.chunk0,
-            threads: self.threads0,
-            out_keys: keys(0),
-            out_points: points(0),
-            sums,
-        })?;
+        match self.batch {
+            None => f(Step::Accumulate0 {
+                bases: io.bases,
+                entries: at(l.entries),
+                starts,
+                n_keys: self.n_keys,
+                chunk: self.chunk0,
+                threads: self.threads0,
+                out_keys: keys(0),
+                out_points: points(0),
+                sums,
+            })?,
+            Some(batch) => f(Step::Accumulate0Affine {
+                bases: io.bases,
+                entries: at(l.entries),
+                starts,
+                n_keys: self.n_keys,
+                chunk: self.chunk0,
+                streams: self.threads0,
+                batch,
+                acc: at(l.batch_acc),
+                prefix: at(l.batch_prefix),
+                state: at(l.batch_state),
+                out_keys: keys(0),
+                out_points: points(0),
+                sums,
+            })?,
+        }
         for (k, level) in self.levels[..self.n_levels].iter().enumerate() {
             let (src, dst) = (k % 2, (k + 1) % 2);
             f(Step::Accumulate {

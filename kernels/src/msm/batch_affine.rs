@@ -1,0 +1,231 @@
+//! The first accumulation level with batch-affine additions.
+//!
+//! An affine addition `A + P` needs `1 / (x_P − x_A)`. Montgomery's trick
+//! shares one inversion among many independent additions: multiply the
+//! denominators together, invert the product once, and walk back,
+//! recovering each inverse with two multiplications. An addition then costs
+//! 5 M + 1 S plus its share of the inversion, against about 8 M + 2 S and
+//! more registers for an XYZZ mixed addition.
+//!
+//! Additions within one bucket's run depend on each other, so a thread
+//! cannot batch them. It takes `per_thread` *streams* instead: stream `s` is
+//! exactly the chunk `[s·chunk, s·chunk + chunk)` that thread `s` of
+//! [`super::accumulate::level0`] would sum, with the same outputs: the
+//! first and last runs as items `2s`, `2s + 1` of the next level, runs
+//! inside the chunk stored as bucket sums (XYZZ with `ZZ = ZZZ = 1`). Step
+//! `i` adds entry `i` of every stream to that stream's affine accumulator,
+//! so one step's additions touch different accumulators and share one
+//! inversion; its cost is spread over `per_thread` additions.
+//!
+//! The streams' state cannot live in registers. Each launched thread owns a
+//! slice of three scratch arrays: the accumulators (affine), the exclusive
+//! prefix products of the step's denominators, and a `u32` of state per
+//! stream (bucket key, flags, the step's pending operation). The slice is
+//! indexed by the launched thread, so the launch may have fewer threads than
+//! there are stream groups (a grid-stride loop goes over the groups).
+//!
+//! Special cases never enter the batch: an identity base changes nothing, an
+//! empty accumulator takes the point, and `P = −A` empties it. `P = A`
+//! enters as a doubling (denominator `2y`).
+
+use super::accumulate::{bucket_of, emit, xyzz_limbs};
+use super::{EMPTY, NEG, SENTINEL};
+use crate::ec::{Affine, CurveConfig, Xyzz};
+use crate::ff::Field;
+use crate::gpu::grid::{first_index_and_stride, indices};
+use crate::mem::Limbs;
+
+/// The stream's first run has not been forwarded yet.
+const FIRST: u32 = 1 << 31;
+/// The stream's accumulator is the identity (its memory is not read).
+const EMPTY_ACC: u32 = 1 << 30;
+/// Two bits: what the current step left for the backward pass.
+const OP_SHIFT: u32 = 28;
+const OP_MASK: u32 = 3 << OP_SHIFT;
+const OP_ADD: u32 = 1 << OP_SHIFT;
+const OP_DOUBLE: u32 = 2 << OP_SHIFT;
+/// The bucket key of the stream's current run (`n_keys ≤ 2^25 + 1`).
+const KEY_BITS: u32 = (1 << OP_SHIFT) - 1;
+
+/// Scratch words one stream needs: its affine accumulator and one prefix
+/// product (the `u32` states come on top, see [`scratch_u32s`]).
+pub const fn scratch_words(affine_limbs: usize, base_limbs: usize) -> usize {
+    affine_limbs + base_limbs
+}
+
+/// `u32` states one stream needs.
+pub const fn scratch_u32s() -> usize {
+    1
+}
+
+/// Level 0 over `streams` chunks of `chunk` sorted entries, `per_thread`
+/// streams per thread. Outputs exactly as [`super::accumulate::level0`]
+/// with `threads = streams`.
+///
+/// `acc`, `prefix` and `state` hold `per_thread` accumulators (affine
+/// limbs), prefix products (base-field limbs) and states per launched
+/// thread, indexed by the launched thread's global index.
+///
+/// # Safety
+/// Buffers as for `level0`; the scratch as described for the launch's
+/// grid; `per_thread ≥ 1`; `streams · chunk` must not overflow `u32`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub unsafe fn level0<C: CurveConfig>(
+    bases: *const u64,
+    entries: *const u32,
+    starts: *const u32,
+    n_keys: u32,
+    chunk: u32,
+    streams: u32,
+    per_thread: u32,
+    acc: *mut u64,
+    prefix: *mut u64,
+    state: *mut u32,
+    out_keys: *mut u32,
+    out_points: *mut u64,
+    sums: *mut u64,
+) {
+    let affine_limbs = <Affine<C> as Limbs>::LIMBS;
+    let base_limbs = <C::Base as Limbs>::LIMBS;
+    // Never zero (the plan's streams are at least 1): no division panic path.
+    let per_thread = per_thread.max(1);
+    let k = per_thread as usize;
+    let (id, _) = first_index_and_stride();
+    let acc_of = |j: usize| acc.add((id * k + j) * affine_limbs);
+    let prefix_of = |j: usize| prefix.add((id * k + j) * base_limbs);
+    let state_of = |j: usize| state.add(id * k + j);
+    let point = |p: u32| {
+        let e = *entries.add(p as usize);
+        let base = Affine::<C>::load_readonly(bases.add((e & !NEG) as usize * affine_limbs));
+        if e & NEG != 0 {
+            base.neg()
+        } else {
+            base
+        }
+    };
+    // The stream's current sum as an XYZZ point.
+    let sum_of = |j: usize, s: u32| {
+        if s & EMPTY_ACC != 0 {
+            Xyzz::<C>::IDENTITY
+        } else {
+            Xyzz::from_affine(&Affine::<C>::load(acc_of(j)))
+        }
+    };
+    let total = *starts.add(n_keys as usize);
+    for group in indices(streams.div_ceil(per_thread)) {
+        let first_stream = (group * k) as u32;
+        let n = (streams - first_stream).min(per_thread) as usize;
+        let begin = |j: usize| (first_stream + j as u32) * chunk;
+        for j in 0..n {
+            let slot = 2 * (first_stream as usize + j);
+            if begin(j) >= total {
+                *out_keys.add(slot) = SENTINEL;
+                *out_keys.add(slot + 1) = SENTINEL;
+            } else {
+                *state_of(j) = bucket_of(starts, n_keys, begin(j)) | FIRST | EMPTY_ACC;
+            }
+        }
+        for i in 0..chunk {
+            // Forward: settle what needs no inversion, and chain the
+            // denominators of the rest, keeping each one's exclusive prefix.
+            let mut product = C::Base::ONE;
+            let mut pending = false;
+            for j in 0..n {
+                let p = begin(j) + i;
+                if p >= total {
+                    continue;
+                }
+                let mut s = *state_of(j) & !OP_MASK;
+                let mut key = s & KEY_BITS;
+                if p == *starts.add(key as usize + 1) {
+                    // The run ends before `p`: forward or store its sum.
+                    let sum = sum_of(j, s);
+                    if s & FIRST != 0 {
+                        emit(out_keys, out_points, 2 * (first_stream as usize + j), key, &sum);
+                    } else {
+                        sum.store(sums.add(key as usize * xyzz_limbs::<C>()));
+                    }
+                    key += 1;
+                    while *starts.add(key as usize + 1) <= p {
+                        key += 1;
+                    }
+                    s = (s & !(FIRST | KEY_BITS)) | EMPTY_ACC | key;
+                }
+                let q = point(p);
+                if q.is_identity() {
+                } else if s & EMPTY_ACC != 0 {
+                    q.store(acc_of(j));
+                    s &= !EMPTY_ACC;
+                } else {
+                    // Only x for the usual case: y is read again backward.
+                    let dx = q.x - C::Base::load(acc_of(j));
+                    let a_y = || C::Base::load(acc_of(j).add(base_limbs));
+                    let denominator = if !dx.is_zero() {
+                        s |= OP_ADD;
+                        dx
+                    } else if q.y == a_y() && !q.y.is_zero() {
+                        s |= OP_DOUBLE;
+                        q.y.double()
+                    } else {
+                        // `q = −a` (or `a = q` of order 2): the sum is the identity.
+                        s |= EMPTY_ACC;
+                        C::Base::ONE
+                    };
+                    if s & OP_MASK != 0 {
+                        product.store(prefix_of(j));
+                        product = product * denominator;
+                        pending = true;
+                    }
+                }
+                *state_of(j) = s;
+            }
+            if !pending {
+                continue;
+            }
+            // Backward: one inversion, then each pending addition's inverse
+            // from its prefix, newest first.
+            let mut inverse = product.inverse();
+            for j in (0..n).rev() {
+                let p = begin(j) + i;
+                if p >= total {
+                    continue;
+                }
+                let op = *state_of(j) & OP_MASK;
+                if op == 0 {
+                    continue;
+                }
+                let q = point(p);
+                let a = Affine::<C>::load(acc_of(j));
+                let (denominator, numerator, other_x) = if op == OP_ADD {
+                    (q.x - a.x, q.y - a.y, q.x)
+                } else {
+                    let xx = a.x.square();
+                    (a.y.double(), xx.double() + xx, a.x)
+                };
+                let inv = inverse * C::Base::load(prefix_of(j));
+                inverse = inverse * denominator;
+                let lambda = numerator * inv;
+                let x3 = lambda.square() - a.x - other_x;
+                let y3 = lambda * (a.x - x3) - a.y;
+                Affine::<C>::new(x3, y3).store(acc_of(j));
+            }
+        }
+        // The chunk's last run goes on to the next level.
+        for j in 0..n {
+            if begin(j) >= total {
+                continue;
+            }
+            let s = *state_of(j);
+            let key = s & KEY_BITS;
+            let slot = 2 * (first_stream as usize + j);
+            let sum = sum_of(j, s);
+            if s & FIRST != 0 {
+                emit(out_keys, out_points, slot, key, &sum);
+                *out_keys.add(slot + 1) = key | EMPTY;
+            } else {
+                emit(out_keys, out_points, slot + 1, key, &sum);
+            }
+        }
+    }
+}
