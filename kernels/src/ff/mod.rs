@@ -7,6 +7,7 @@ pub mod fp2;
 pub mod lazy;
 pub mod limbs;
 pub mod mont;
+pub mod window_exp;
 #[cfg(target_arch = "nvptx64")]
 pub mod ptx_montmul;
 

@@ -6,6 +6,7 @@ use core::marker::PhantomData;
 use core::ops::{Add, Mul, Neg, Sub};
 
 use super::field::Field;
+use super::window_exp::{pow_windowed, window_schedule, WindowSchedule};
 use super::limbs::{
     adc, add_limbs, eq_limbs, is_zero_limbs, mac, select, sub_limbs, sub_small, unrolled_for,
     MAX_UNROLLED_LIMBS,
@@ -237,6 +238,9 @@ impl<P: MontConfig<N>, const N: usize> Mont<P, N> {
         P::mont_mul(&self.limbs, &one)
     }
 
+    /// The window schedule of `p − 2` ([`Field::inverse`]).
+    pub const INVERSE_SCHEDULE: WindowSchedule = window_schedule(&P::MODULUS_MINUS_TWO);
+
     /// `self^exp` with `exp` as little-endian `u64` limbs (any length).
     // Always inlined: an out-of-line call passes the operands through local memory on nvptx.
     #[inline(always)]
@@ -273,10 +277,12 @@ impl<P: MontConfig<N>, const N: usize> Field for Mont<P, N> {
         Self::from_raw(P::mont_square(&self.limbs))
     }
 
-    /// Fermat: `a^(p-2)`. Slow but branch-free in the data and simple.
+    /// Fermat: `a^(p-2)`, by 4-bit windows of odd powers (for Fp about
+    /// 381 squarings and 80 multiplications instead of 229); branch-free in
+    /// the data.
     #[inline(always)]
     fn inverse(&self) -> Self {
-        self.pow(&P::MODULUS_MINUS_TWO)
+        pow_windowed(*self, &Self::INVERSE_SCHEDULE)
     }
 }
 
