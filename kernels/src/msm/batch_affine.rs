@@ -152,25 +152,39 @@ pub unsafe fn level0<C: CurveConfig>(
                     }
                     s = (s & !(FIRST | KEY_BITS)) | EMPTY_ACC | key;
                 }
-                let q = point(p);
-                if q.is_identity() {
+                // The base's x alone in the usual case (an addition); y
+                // only to start a run, to tell a doubling from a
+                // cancellation, or for an x of zero (the identity, maybe).
+                let e = *entries.add(p as usize);
+                let at = bases.add((e & !NEG) as usize * affine_limbs);
+                let qx = C::Base::load_readonly(at);
+                let qy = || {
+                    let y = C::Base::load_readonly(at.add(base_limbs));
+                    if e & NEG != 0 {
+                        -y
+                    } else {
+                        y
+                    }
+                };
+                if qx.is_zero_limbs() && qy().is_zero_limbs() {
                 } else if s & EMPTY_ACC != 0 {
-                    q.store(acc_of(j));
+                    Affine::<C>::new(qx, qy()).store(acc_of(j));
                     s &= !EMPTY_ACC;
                 } else {
-                    // Only x for the usual case: y is read again backward.
-                    let dx = q.x - C::Base::load(acc_of(j));
-                    let a_y = || C::Base::load(acc_of(j).add(base_limbs));
+                    let dx = qx - C::Base::load(acc_of(j));
                     let denominator = if !dx.is_zero() {
                         s |= OP_ADD;
                         dx
-                    } else if q.y == a_y() && !q.y.is_zero() {
-                        s |= OP_DOUBLE;
-                        q.y.double()
                     } else {
-                        // `q = −a` (or `a = q` of order 2): the sum is the identity.
-                        s |= EMPTY_ACC;
-                        C::Base::ONE
+                        let y = qy();
+                        if y == C::Base::load(acc_of(j).add(base_limbs)) && !y.is_zero() {
+                            s |= OP_DOUBLE;
+                            y.double()
+                        } else {
+                            // `q = −a` (or `a = q` of order 2): the sum is the identity.
+                            s |= EMPTY_ACC;
+                            C::Base::ONE
+                        }
                     };
                     if s & OP_MASK != 0 {
                         product.store(prefix_of(j));
