@@ -183,6 +183,7 @@ fn batch_affine_plan_launch_and_scratch() {
         let k = (b.grid * b.per_thread) as usize;
         let ends = [
             (l.batch_acc, l.batch_acc + k * curve.affine_limbs()),
+            (l.batch_first, l.batch_first + k * curve.affine_limbs()),
             (l.batch_prefix, l.batch_prefix + k * curve.base_limbs()),
             (l.batch_state, l.batch_state + k.div_ceil(2)),
         ];

@@ -176,8 +176,9 @@ macro_rules! msm_curve_kernels {
 
         kernel! {
             /// First accumulation level with batch-affine additions: `streams`
-            /// chunks of `chunk` sorted entries, `per_thread` per thread, each
-            /// launched thread with its slice of `acc`, `prefix`, `state`.
+            /// chunks of `chunk` sorted entries in groups of `per_thread`, one
+            /// group per thread at a time, each launched thread with its slice
+            /// of `acc`, `first`, `prefix`, `state`.
             fn $acc0_affine(
                 bases: *const u64,
                 entries: *const u32,
@@ -187,6 +188,7 @@ macro_rules! msm_curve_kernels {
                 streams: u32,
                 per_thread: u32,
                 acc: *mut u64,
+                first: *mut u64,
                 prefix: *mut u64,
                 state: *mut u32,
                 out_keys: *mut u32,
@@ -194,7 +196,7 @@ macro_rules! msm_curve_kernels {
                 sums: *mut u64,
             ) {
                 batch_affine::level0::<$C>(
-                    bases, entries, starts, n_keys, chunk, streams, per_thread, acc, prefix, state, out_keys, out_points, sums,
+                    bases, entries, starts, n_keys, chunk, streams, per_thread, acc, first, prefix, state, out_keys, out_points, sums,
                 );
             }
         }

@@ -8,21 +8,27 @@
 //! more registers for an XYZZ mixed addition.
 //!
 //! Additions within one bucket's run depend on each other, so a thread
-//! cannot batch them. It takes `per_thread` *streams* instead: stream `s` is
-//! exactly the chunk `[s·chunk, s·chunk + chunk)` that thread `s` of
-//! [`super::accumulate::level0`] would sum, with the same outputs: the
-//! first and last runs as items `2s`, `2s + 1` of the next level, runs
-//! inside the chunk stored as bucket sums (XYZZ with `ZZ = ZZZ = 1`). Step
-//! `i` adds entry `i` of every stream to that stream's affine accumulator,
-//! so one step's additions touch different accumulators and share one
-//! inversion; its cost is spread over `per_thread` additions.
+//! cannot batch them. It takes a *group* of `per_thread` consecutive
+//! chunks of `chunk` sorted entries instead, the *streams*, and steps them
+//! in lockstep: step `i` adds entry `i` of every stream to that stream's
+//! affine accumulator, so one step's additions touch different
+//! accumulators and share one inversion, whose cost is spread over
+//! `per_thread` additions. A run that ends inside a stream, after its first
+//! run, is a whole bucket and is stored as its sum (XYZZ with `ZZ = ZZZ =
+//! 1`). At the end the thread merges the streams' first and last runs in
+//! order, as a later level would: runs bounded inside the group are stored,
+//! and the group's first and last runs go to the next level as items `2g`,
+//! `2g + 1`, exactly as [`super::accumulate::level0`] does for a chunk of
+//! `per_thread · chunk` entries. So the next level sees one pair of items
+//! per group, not per stream.
 //!
 //! The streams' state cannot live in registers. Each launched thread owns a
-//! slice of three scratch arrays: the accumulators (affine), the exclusive
-//! prefix products of the step's denominators, and a `u32` of state per
-//! stream (bucket key, flags, the step's pending operation). The slice is
-//! indexed by the launched thread, so the launch may have fewer threads than
-//! there are stream groups (a grid-stride loop goes over the groups).
+//! slice of four scratch arrays: the accumulators and the first runs' sums
+//! (affine), the exclusive prefix products of the step's denominators, and
+//! a `u32` of state per stream (bucket key, flags, the step's pending
+//! operation). The slice is indexed by the launched thread, so the launch
+//! may have fewer threads than there are groups (a grid-stride loop goes
+//! over them).
 //!
 //! Special cases never enter the batch: an identity base changes nothing, an
 //! empty accumulator takes the point, and `P = −A` empties it. `P = A`
@@ -35,7 +41,7 @@ use crate::ff::Field;
 use crate::gpu::grid::{first_index_and_stride, indices};
 use crate::mem::Limbs;
 
-/// The stream's first run has not been forwarded yet.
+/// The stream's first run has not ended yet.
 const FIRST: u32 = 1 << 31;
 /// The stream's accumulator is the identity (its memory is not read).
 const EMPTY_ACC: u32 = 1 << 30;
@@ -47,24 +53,14 @@ const OP_DOUBLE: u32 = 2 << OP_SHIFT;
 /// The bucket key of the stream's current run (`n_keys ≤ 2^25 + 1`).
 const KEY_BITS: u32 = (1 << OP_SHIFT) - 1;
 
-/// Scratch words one stream needs: its affine accumulator and one prefix
-/// product (the `u32` states come on top, see [`scratch_u32s`]).
-pub const fn scratch_words(affine_limbs: usize, base_limbs: usize) -> usize {
-    affine_limbs + base_limbs
-}
-
-/// `u32` states one stream needs.
-pub const fn scratch_u32s() -> usize {
-    1
-}
-
-/// Level 0 over `streams` chunks of `chunk` sorted entries, `per_thread`
-/// streams per thread. Outputs exactly as [`super::accumulate::level0`]
-/// with `threads = streams`.
+/// Level 0 over `streams` chunks of `chunk` sorted entries in groups of
+/// `per_thread`. Outputs as [`super::accumulate::level0`] with chunks of
+/// `per_thread · chunk` entries: items `2g`, `2g + 1` for group `g`.
 ///
-/// `acc`, `prefix` and `state` hold `per_thread` accumulators (affine
-/// limbs), prefix products (base-field limbs) and states per launched
-/// thread, indexed by the launched thread's global index.
+/// `acc`, `first`, `prefix` and `state` hold `per_thread` accumulators and
+/// first-run sums (affine limbs), prefix products (base-field limbs) and
+/// states per launched thread, indexed by the launched thread's global
+/// index.
 ///
 /// # Safety
 /// Buffers as for `level0`; the scratch as described for the launch's
@@ -80,6 +76,7 @@ pub unsafe fn level0<C: CurveConfig>(
     streams: u32,
     per_thread: u32,
     acc: *mut u64,
+    first: *mut u64,
     prefix: *mut u64,
     state: *mut u32,
     out_keys: *mut u32,
@@ -93,6 +90,7 @@ pub unsafe fn level0<C: CurveConfig>(
     let k = per_thread as usize;
     let (id, _) = first_index_and_stride();
     let acc_of = |j: usize| acc.add((id * k + j) * affine_limbs);
+    let first_of = |j: usize| first.add((id * k + j) * affine_limbs);
     let prefix_of = |j: usize| prefix.add((id * k + j) * base_limbs);
     let state_of = |j: usize| state.add(id * k + j);
     let point = |p: u32| {
@@ -104,12 +102,12 @@ pub unsafe fn level0<C: CurveConfig>(
             base
         }
     };
-    // The stream's current sum as an XYZZ point.
+    // The stream's current sum (the identity is `(0, 0)`).
     let sum_of = |j: usize, s: u32| {
         if s & EMPTY_ACC != 0 {
-            Xyzz::<C>::IDENTITY
+            Affine::<C>::IDENTITY
         } else {
-            Xyzz::from_affine(&Affine::<C>::load(acc_of(j)))
+            Affine::<C>::load(acc_of(j))
         }
     };
     let total = *starts.add(n_keys as usize);
@@ -117,12 +115,13 @@ pub unsafe fn level0<C: CurveConfig>(
         let first_stream = (group * k) as u32;
         let n = (streams - first_stream).min(per_thread) as usize;
         let begin = |j: usize| (first_stream + j as u32) * chunk;
+        if begin(0) >= total {
+            *out_keys.add(2 * group) = SENTINEL;
+            *out_keys.add(2 * group + 1) = SENTINEL;
+            continue;
+        }
         for j in 0..n {
-            let slot = 2 * (first_stream as usize + j);
-            if begin(j) >= total {
-                *out_keys.add(slot) = SENTINEL;
-                *out_keys.add(slot + 1) = SENTINEL;
-            } else {
+            if begin(j) < total {
                 *state_of(j) = bucket_of(starts, n_keys, begin(j)) | FIRST | EMPTY_ACC;
             }
         }
@@ -139,12 +138,13 @@ pub unsafe fn level0<C: CurveConfig>(
                 let mut s = *state_of(j) & !OP_MASK;
                 let mut key = s & KEY_BITS;
                 if p == *starts.add(key as usize + 1) {
-                    // The run ends before `p`: forward or store its sum.
+                    // The run ends before `p`: keep the stream's first run
+                    // for the merge, store a later one (a whole bucket).
                     let sum = sum_of(j, s);
                     if s & FIRST != 0 {
-                        emit(out_keys, out_points, 2 * (first_stream as usize + j), key, &sum);
+                        sum.store(first_of(j));
                     } else {
-                        sum.store(sums.add(key as usize * xyzz_limbs::<C>()));
+                        Xyzz::from_affine(&sum).store(sums.add(key as usize * xyzz_limbs::<C>()));
                     }
                     key += 1;
                     while *starts.add(key as usize + 1) <= p {
@@ -225,21 +225,107 @@ pub unsafe fn level0<C: CurveConfig>(
                 Affine::<C>::new(x3, y3).store(acc_of(j));
             }
         }
-        // The chunk's last run goes on to the next level.
-        for j in 0..n {
-            if begin(j) >= total {
-                continue;
-            }
-            let s = *state_of(j);
-            let key = s & KEY_BITS;
-            let slot = 2 * (first_stream as usize + j);
-            let sum = sum_of(j, s);
-            if s & FIRST != 0 {
-                emit(out_keys, out_points, slot, key, &sum);
-                *out_keys.add(slot + 1) = key | EMPTY;
+        let streams_here = (0..n).take_while(|&j| begin(j) < total).count();
+        merge_streams::<C>(
+            2 * group,
+            streams_here,
+            begin(0),
+            chunk,
+            starts,
+            n_keys,
+            acc_of(0),
+            first_of(0),
+            state_of(0),
+            out_keys,
+            out_points,
+            sums,
+        );
+    }
+}
+
+/// The end of a group: its streams' first and last runs, in order, merged
+/// into the group's first and last runs (items `slot`, `slot + 1`) and
+/// whole buckets between them (stored). `streams` streams with entries,
+/// the first beginning at entry `begin`; `acc`, `first`, `state` point at
+/// the first stream's scratch.
+///
+/// Out of line: it runs once per group, and inlined, its XYZZ additions
+/// made G2's kernel spill in the steps' loop.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+unsafe fn merge_streams<C: CurveConfig>(
+    slot: usize,
+    streams: usize,
+    begin: u32,
+    chunk: u32,
+    starts: *const u32,
+    n_keys: u32,
+    acc: *const u64,
+    first: *const u64,
+    state: *const u32,
+    out_keys: *mut u32,
+    out_points: *mut u64,
+    sums: *mut u64,
+) {
+    let affine_limbs = <Affine<C> as Limbs>::LIMBS;
+    let mut merge = RunMerge::<C>::new(slot);
+    for j in 0..streams {
+        let s = *state.add(j);
+        if s & FIRST == 0 {
+            let first_key = bucket_of(starts, n_keys, begin + j as u32 * chunk);
+            merge.push(first_key, &Affine::<C>::load(first.add(j * affine_limbs)), out_keys, out_points, sums);
+        }
+        let last = if s & EMPTY_ACC != 0 { Affine::<C>::IDENTITY } else { Affine::<C>::load(acc.add(j * affine_limbs)) };
+        merge.push(s & KEY_BITS, &last, out_keys, out_points, sums);
+    }
+    merge.finish(out_keys, out_points);
+}
+
+/// Sums `(key, point)` items that arrive sorted by key into runs: the
+/// first run is forwarded as item `slot`, the last as `slot + 1` (or
+/// `key | EMPTY` there when there is one run), the runs between are whole
+/// buckets and are stored.
+struct RunMerge<C: CurveConfig> {
+    slot: usize,
+    key: u32,
+    sum: Xyzz<C>,
+    started: bool,
+    first: bool,
+}
+
+impl<C: CurveConfig> RunMerge<C> {
+    #[inline(always)]
+    fn new(slot: usize) -> Self {
+        RunMerge { slot, key: 0, sum: Xyzz::IDENTITY, started: false, first: true }
+    }
+
+    #[inline(always)]
+    unsafe fn push(&mut self, key: u32, point: &Affine<C>, out_keys: *mut u32, out_points: *mut u64, sums: *mut u64) {
+        if self.started && key == self.key {
+            self.sum = self.sum.add_affine(point);
+            return;
+        }
+        if self.started {
+            if self.first {
+                emit(out_keys, out_points, self.slot, self.key, &self.sum);
+                self.first = false;
             } else {
-                emit(out_keys, out_points, slot + 1, key, &sum);
+                self.sum.store(sums.add(self.key as usize * xyzz_limbs::<C>()));
             }
+        }
+        self.started = true;
+        self.key = key;
+        self.sum = Xyzz::from_affine(point);
+    }
+
+    /// The last run (called after at least one push).
+    #[inline(always)]
+    unsafe fn finish(&self, out_keys: *mut u32, out_points: *mut u64) {
+        if self.first {
+            emit(out_keys, out_points, self.slot, self.key, &self.sum);
+            *out_keys.add(self.slot + 1) = self.key | EMPTY;
+        } else {
+            emit(out_keys, out_points, self.slot + 1, self.key, &self.sum);
         }
     }
 }

@@ -101,13 +101,13 @@ pub unsafe fn exec(curve: Curve, step: Step) {
             )
         }
         Step::Accumulate0Affine { .. } => {
-            assert_eq!(n, 13);
+            assert_eq!(n, 14);
             let f = if g1 {
                 k::msm_g1_accumulate0_affine
             } else {
                 k::msm_g2_accumulate0_affine
             };
-            f(p64(0), p32(1), p32(2), u(3), u(4), u(5), u(6), p64(7), p64(8), p32(9), p32(10), p64(11), p64(12))
+            f(p64(0), p32(1), p32(2), u(3), u(4), u(5), u(6), p64(7), p64(8), p64(9), p32(10), p32(11), p64(12), p64(13))
         }
         Step::Accumulate { .. } => {
             assert_eq!(n, 9);

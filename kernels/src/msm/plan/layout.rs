@@ -47,10 +47,12 @@ pub struct Layout {
     /// `windows` weighted window sums (XYZZ).
     pub win: usize,
     /// Batch-affine level 0 only: per launched thread and stream, the
-    /// affine accumulator, the prefix product and the `u32` state,
+    /// affine accumulator and first-run sum, the prefix product and the
+    /// `u32` state,
     /// overlapping the bucket reduction's buffers (written only after the
     /// accumulation).
     pub batch_acc: usize,
+    pub batch_first: usize,
     pub batch_prefix: usize,
     pub batch_state: usize,
     /// Total arena words.
@@ -70,9 +72,11 @@ pub struct MergeLevel {
 /// The batch-affine first accumulation level's launch.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BatchAffinePlan {
-    /// Streams (level-0 chunks) per thread.
+    /// Streams (level-0 chunks) per group, the chunks a thread steps at
+    /// once.
     pub per_thread: u32,
-    /// Stream groups: `ceil(threads0 / per_thread)`.
+    /// Stream groups: `ceil(threads0 / per_thread)`; the next level gets
+    /// two items from each.
     pub groups: u32,
     /// Threads launched (a multiple of `MSM_BLOCK`), each with its scratch.
     pub grid: u32,

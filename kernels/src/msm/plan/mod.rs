@@ -55,7 +55,8 @@ pub struct MsmPlan {
     pub chunk0: u32,
     pub threads0: u32,
     /// The batch-affine first level's launch; `None`: XYZZ, `threads0`
-    /// threads.
+    /// threads. Either way level 0 has `threads0` chunks of `chunk0`
+    /// entries, and hands two items per thread (XYZZ) or group (batch) on.
     pub batch: Option<BatchAffinePlan>,
     pub chunk: u32,
     pub levels: [Level; MAX_LEVELS],
@@ -210,10 +211,11 @@ impl MsmPlan {
             }
         });
 
+        let level0_outputs = batch.map_or(threads0, |b| b.groups);
         let mut levels = [Level::default(); MAX_LEVELS];
         let mut n_levels = 0;
-        let mut n_in = 2 * threads0;
-        let mut capacity = [2 * threads0, 0];
+        let mut n_in = 2 * level0_outputs;
+        let mut capacity = [2 * level0_outputs, 0];
         loop {
             if n_levels == MAX_LEVELS {
                 return Err("MSM: too many accumulation levels");
@@ -262,11 +264,12 @@ impl MsmPlan {
             *at = bump.take(2 * level.outputs as usize * xyzz);
         }
         let win = bump.take(sets as usize * xyzz);
-        let (mut batch_acc, mut batch_prefix, mut batch_state) = (0, 0, 0);
+        let (mut batch_acc, mut batch_first, mut batch_prefix, mut batch_state) = (0, 0, 0, 0);
         if let Some(b) = batch {
             let streams = b.grid as usize * b.per_thread as usize;
             let mut alias = Bump(reduction);
             batch_acc = alias.take(streams * curve.affine_limbs());
+            batch_first = alias.take(streams * curve.affine_limbs());
             batch_prefix = alias.take(streams * curve.base_limbs());
             batch_state = alias.take_u32(streams);
             bump.0 = bump.0.max(alias.0);
@@ -296,6 +299,7 @@ impl MsmPlan {
             merged,
             win,
             batch_acc,
+            batch_first,
             batch_prefix,
             batch_state,
             words: bump.0,
@@ -474,6 +478,7 @@ impl MsmPlan {
                 streams: self.threads0,
                 batch,
                 acc: at(l.batch_acc),
+                first: at(l.batch_first),
                 prefix: at(l.batch_prefix),
                 state: at(l.batch_state),
                 out_keys: keys(0),

@@ -122,8 +122,8 @@ pub enum Step {
         out_points: u64,
         sums: u64,
     },
-    /// Level 0 with batch-affine additions: `streams` chunks, `batch`
-    /// says how many per thread and how many threads.
+    /// Level 0 with batch-affine additions: `streams` chunks in groups,
+    /// `batch` says how many per group and how many threads.
     Accumulate0Affine {
         bases: u64,
         entries: u64,
@@ -133,6 +133,7 @@ pub enum Step {
         streams: u32,
         batch: BatchAffinePlan,
         acc: u64,
+        first: u64,
         prefix: u64,
         state: u64,
         out_keys: u64,
@@ -343,6 +344,7 @@ impl Step {
                 streams,
                 batch,
                 acc,
+                first,
                 prefix,
                 state,
                 out_keys,
@@ -357,6 +359,7 @@ impl Step {
                 *streams as u64,
                 batch.per_thread as u64,
                 *acc,
+                *first,
                 *prefix,
                 *state,
                 *out_keys,
