@@ -18,7 +18,7 @@ use cuzk_kernels::gpu::msm as k;
 use cuzk_kernels::msm::digits::{general_mont, kind, num_windows, top_digit_max, Kind, SignedDigits, MAX_WINDOW_BITS};
 use cuzk_kernels::msm::tables::{TABLE_BATCH, TABLE_SCRATCH_ELEMENTS};
 use cuzk_kernels::msm::plan::{
-    default_scatter_windows, default_window_bits, msm_scratch_bytes, scan_layout, scan_steps, Curve,
+    Accumulation, default_scatter_windows, default_window_bits, msm_scratch_bytes, scan_layout, scan_steps, Curve,
     MsmConfig, MsmIo, MsmPlan, PaddedShape, Sort, Step, SCATTER_CURSOR_BYTES, table_spacing_bits, padded_cap_log,
 };
 use ff::{Field, PrimeField};
@@ -652,7 +652,12 @@ where
     C::Projective: std::ops::Mul<Scalar, Output = C::Projective> + From<C::Affine>,
 {
     let sort = [Sort::Auto, Sort::Counted, Sort::Padded { cap_log: 1 }][n % 3];
-    let config = MsmConfig { window_bits: c, tables: t, chunk0: 3, chunk: 4, sort, ..MsmConfig::default() };
+    // Both first accumulation levels read table entries alike.
+    let accumulation = match n % 2 {
+        0 => Accumulation::Xyzz,
+        _ => Accumulation::BatchAffine { streams: 1 + n as u32 % 5 },
+    };
+    let config = MsmConfig { window_bits: c, tables: t, chunk0: 3, chunk: 4, sort, accumulation, ..MsmConfig::default() };
     let plan = MsmPlan::new(n.max(1), C::CURVE, &config).unwrap();
     assert_eq!(plan.padded.is_some(), sort != Sort::Counted, "tables sort padded by default");
     assert_eq!(plan.sets, num_windows(c).div_ceil(t), "c = {c}, t = {t}");
@@ -684,7 +689,8 @@ where
 /// Precomputed tables: window `b·p + a` (`p` windows per set) adds table
 /// `a`'s base into bucket set `b`; against blstrs for table counts that divide the windows
 /// and that do not, one table per window (a single set), with densities
-/// and base offsets, and on G2.
+/// and base offsets, and on G2; odd sizes through the batch-affine first
+/// accumulation level.
 #[test]
 fn precomputed_tables_match_blstrs() {
     let (mut rng, seed) = seeded_rng("precomputed_tables_match_blstrs");
