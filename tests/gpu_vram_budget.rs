@@ -45,11 +45,7 @@ fn least(source: &ParamsSource, compiled: Option<&CompiledCircuit>) -> u64 {
 /// all resident), for host parameters and a parameter file, computes one
 /// at a time and interleaved: the engine's plan is the chooser's, and the
 /// proofs are bellperson's for the same r, s.
-#[test]
-fn every_layout_proves_what_bellperson_proves() {
-    if common::gpu_or_skip("every_layout_proves_what_bellperson_proves").is_none() {
-        return;
-    }
+fn every_layout_proves_what_bellperson_proves(from_file: bool) {
     let mut rng = common::rng();
     let params = common::params_for(SyntheticPorep::shape(CONSTRAINTS, INPUTS), &mut rng);
     let file = TempFile::new(&file_bytes(&params));
@@ -61,7 +57,13 @@ fn every_layout_proves_what_bellperson_proves() {
     for (i, p) in expected.iter().enumerate() {
         assert!(common::verifies(&params, p, &public[i]));
     }
-    for (what, source) in [("host parameters", ParamsSource::from(params.clone())), ("a parameter file", ParamsFile::open(&file.0).unwrap().into())] {
+    // One source per test: each takes minutes on an H200 (46 layouts, both
+    // sharing rules, three proofs each).
+    let (what, source) = match from_file {
+        false => ("host parameters", ParamsSource::from(params.clone())),
+        true => ("a parameter file", ParamsFile::open(&file.0).unwrap().into()),
+    };
+    {
         assert_eq!(least(&source, None), VramPlan::choose(&VramNeeds::new(lengths, 0, 2, true, false), 0).unwrap_err(), "{what}");
         for (sharing, serial) in [(ComputeSharing::Serial, true), (ComputeSharing::Interleaved, false)] {
             let layouts = VramPlan::layouts(&VramNeeds::new(lengths, 0, 2, true, serial));
@@ -76,6 +78,20 @@ fn every_layout_proves_what_bellperson_proves() {
                 }
             }
         }
+    }
+}
+
+#[test]
+fn every_layout_of_host_parameters_proves_what_bellperson_proves() {
+    if common::gpu_or_skip("every_layout_of_host_parameters_proves_what_bellperson_proves").is_some() {
+        every_layout_proves_what_bellperson_proves(false);
+    }
+}
+
+#[test]
+fn every_layout_of_a_parameter_file_proves_what_bellperson_proves() {
+    if common::gpu_or_skip("every_layout_of_a_parameter_file_proves_what_bellperson_proves").is_some() {
+        every_layout_proves_what_bellperson_proves(true);
     }
 }
 

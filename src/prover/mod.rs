@@ -106,9 +106,9 @@ pub struct ProverConfig {
     /// needs. Lets a large GPU stand in for a smaller one.
     pub vram_limit: Option<u64>,
     /// GPU: how the MSMs' first accumulation level adds points: XYZZ
-    /// mixed additions (the default, measured fastest so far) or affine
-    /// additions in batches sharing one inversion
-    /// (`MsmAccumulation::BatchAffine`, not yet measured on a GPU; see
+    /// mixed additions (the default) or affine additions in batches
+    /// sharing one inversion (`MsmAccumulation::BatchAffine`: 1.5–1.7×
+    /// slower on an H200 for random scalars, more for witnesses; see
     /// docs/PERFORMANCE.md, "MSM"). Proofs are the same either way.
     pub msm_accumulation: MsmAccumulation,
     /// Test hook: GPU operations made to fail (see `FaultPlan`).

@@ -89,10 +89,11 @@ pub enum Accumulation {
 }
 
 /// Chunks (streams) per thread of the batch-affine level 0: one inversion
-/// (≈ 570 base-field multiplications by Fermat) is shared by this many
-/// additions (5 M + 1 S each), so it adds about 2.2 M to a G1 addition and
-/// 4.5 Fp M to a G2 one (whose addition costs ≈ 17 Fp M). Not yet tuned on
-/// a GPU.
+/// (≈ 463 base-field products by windowed Fermat) is shared by this many
+/// additions (5 M + 1 S each), so it adds about 1.8 M to a G1 addition and
+/// 3.6 Fp M to a G2 one (whose addition costs ≈ 17 Fp M). On an H200 more
+/// streams were faster up to 256–512, and every count slower than XYZZ
+/// (docs/PERFORMANCE.md, "MSM").
 pub const fn default_batch_streams(curve: Curve) -> u32 {
     match curve {
         Curve::G1 => 256,
