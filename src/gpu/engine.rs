@@ -52,7 +52,7 @@ use cuzk_kernels::ntt::TableLayout;
 use super::proof_msm::msm_results;
 use super::upload::PinnedStager;
 use crate::vram::needs::{gib, staging_words, VramNeeds};
-use crate::vram::proof_msms::{pieces, query_curve, DensityRanks, ProofMsm, ResultPlaces};
+use crate::vram::proof_msms::{general_count_block, pieces, query_curve, DensityRanks, ProofMsm, ResultPlaces};
 use crate::vram::slot_layout::{SlotLayout, FR_WORDS};
 use crate::vram::VramPlan;
 use super::wait;
@@ -62,6 +62,7 @@ use crate::prover::assemble::assemble;
 use crate::compiled::CompiledCircuit;
 use crate::error::ProverError;
 use crate::prover::faults::{Fault, Faults};
+use crate::witness::general_counts::GeneralCounts;
 use crate::witness::job::ProofJob;
 use crate::parameters::params::ProofShape;
 use crate::parameters::params_file::Query;
@@ -244,8 +245,9 @@ struct WorkerSlot {
     /// A compiled job's satisfaction check: the first failing row, on the
     /// device and in pinned memory.
     first_bad: Mutex<(DeviceBuffer<u32>, LockedBuffer<u32>)>,
-    /// How many aux values of the staged witness are neither 0 nor 1
-    /// (device word and its pinned copy).
+    /// How many aux values of the staged witness are neither 0 nor 1, per
+    /// block of [`GpuEngine::general_block`] values (device words and
+    /// their pinned copy).
     aux_general: Mutex<(DeviceBuffer<u32>, LockedBuffer<u32>)>,
     compute: Mutex<ComputeBuffers>,
     /// Its device's scratch set (`DeviceShared::scratch`).
@@ -357,9 +359,10 @@ pub struct GpuStaged {
     b_aux_ones: usize,
     /// The densities' ranks, when the plan splits MSMs into pieces.
     ranks: Option<Arc<DensityRanks>>,
-    /// How many aux values are neither 0 nor 1 (counted on the device): the
-    /// aux MSMs' window is chosen for that many (`MsmInput::general`).
-    aux_general: usize,
+    /// How many aux values are neither 0 nor 1, per block (counted on the
+    /// device): each aux MSM piece's window is chosen for its range's
+    /// count (`MsmInput::general`).
+    aux_general: GeneralCounts,
     /// The copy engine's time for the witness (zero if not measured).
     pub(crate) upload: Duration,
     /// Bytes read directly from pinned pool memory.
@@ -447,6 +450,7 @@ impl GpuEngine {
             engine.devices[0].bind()?;
             engine.hang_word = Some(DeviceBuffer::from_slice(&[0u32]).map_err(|e| gpu_err("hang word", e))?);
         }
+        let general_blocks = GeneralCounts::blocks(engine.layout.aux(), engine.general_block());
         for (d, gpu) in engine.devices.iter().enumerate() {
             gpu.bind()?;
             let (free, _) = cust::memory::mem_get_info().map_err(|e| gpu_err("cuMemGetInfo", e))?;
@@ -468,8 +472,8 @@ impl GpuEngine {
                         LockedBuffer::new(&u32::MAX, 1).map_err(|e| gpu_err("pinned check word", e))?,
                     )),
                     aux_general: Mutex::new((
-                        DeviceBuffer::from_slice(&[0u32]).map_err(|e| gpu_err("count word", e))?,
-                        LockedBuffer::new(&0u32, 1).map_err(|e| gpu_err("pinned count word", e))?,
+                        DeviceBuffer::zeroed(general_blocks).map_err(|e| gpu_err("count words", e))?,
+                        LockedBuffer::new(&0u32, general_blocks).map_err(|e| gpu_err("pinned count words", e))?,
                     )),
                     uploaded: Event::new(EventFlags::BLOCKING_SYNC).map_err(|e| gpu_err("event", e))?,
                     compute: Mutex::new(ComputeBuffers::new(engine.places.words())?),
@@ -619,10 +623,13 @@ impl GpuEngine {
         // Counted on the device from the slot's own aux values (the MSMs'
         // window is chosen for it, their sort's room bounded by it).
         // Late scalars are not on the device yet: counted on the host.
+        let block = self.general_block();
         let aux_general = if lay.late_scalars {
-            crate::witness::classes::count_others(&job.assignment().aux)
+            GeneralCounts::count(&job.assignment().aux, block)
         } else {
-            ws.aux_general.lock().unwrap_or_else(|e| e.into_inner()).1[0] as usize
+            let words = ws.aux_general.lock().unwrap_or_else(|e| e.into_inner());
+            let blocks = GeneralCounts::blocks(shape.aux, block);
+            GeneralCounts::from_counts(block, words.1[..blocks].iter().map(|&c| c as usize))
         };
         if check {
             let first_bad = ws.first_bad.lock().unwrap_or_else(|e| e.into_inner()).1[0];
@@ -744,24 +751,40 @@ impl GpuEngine {
         Ok(Uploaded { direct, sent: asg.value_bytes() - late })
     }
 
-    /// Counts the slot's aux values other than 0 and 1 on its stream, into
-    /// its pinned word (read once the upload's event has passed).
+    /// Aux values per count of those other than 0 and 1
+    /// ([`general_count_block`]).
+    fn general_block(&self) -> usize {
+        general_count_block(self.plan.msm_chunk)
+    }
+
+    /// Counts the slot's aux values other than 0 and 1 on its stream, one
+    /// word per block of [`Self::general_block`], into its pinned words
+    /// (read once the upload's event has passed).
     fn enqueue_count_general(&self, ws: &WorkerSlot, aux: DevicePointer<u64>, n: usize) -> Result<(), ProverError> {
-        let mut n = u32::try_from(n).map_err(|_| ProverError::Config("over 2^32 aux values".into()))?;
-        let mut word = ws.aux_general.lock().unwrap_or_else(|e| e.into_inner());
-        let (device, host) = &mut *word;
-        let (mut scalars, mut count) = (aux, device.as_device_ptr());
-        // SAFETY: one u32 of the slot's count word, on the slot's stream.
-        sys_check("reset count", unsafe { cust::sys::cuMemsetD32Async(count.as_raw(), 0, 1, ws.stream.as_inner()) })?;
-        let args = super::launch::kernel_args![scalars, n, count];
-        // SAFETY: `n` scalars at `aux` and the count word are the slot's,
-        // used only by its stream; the pinned copy is read only after the
-        // stream is past the download (the upload's event). A grid of at
-        // most 2^18 threads (a grid-stride loop) keeps the atomics few.
-        unsafe {
-            super::launch::launch_blocks_of(&self.devices[ws.device].module, &ws.stream, "msm_count_general", n.min(1 << 18), super::launch::BLOCK, &args)?;
-            device.async_copy_to(&mut host[..], &ws.stream).map_err(|e| gpu_err("count download", e))
+        u32::try_from(n).map_err(|_| ProverError::Config("over 2^32 aux values".into()))?;
+        let block = self.general_block();
+        let blocks = GeneralCounts::blocks(n, block);
+        let mut words = ws.aux_general.lock().unwrap_or_else(|e| e.into_inner());
+        let (device, host) = &mut *words;
+        if blocks > device.len() {
+            return Err(ProverError::Config(format!("{n} aux values need {blocks} count words, the slot has {}", device.len())));
         }
+        // SAFETY: the slot's count words, on the slot's stream.
+        sys_check("reset counts", unsafe { cust::sys::cuMemsetD32Async(device.as_device_ptr().as_raw(), 0, blocks, ws.stream.as_inner()) })?;
+        for k in 0..blocks {
+            let first = k * block.min(n);
+            let mut len = block.min(n - first) as u32;
+            // SAFETY: block k's values lie in the `n` at `aux`.
+            let (mut scalars, mut count) = (unsafe { aux.add(first * FR_WORDS) }, unsafe { device.as_device_ptr().add(k) });
+            let args = super::launch::kernel_args![scalars, len, count];
+            // SAFETY: the values and count word k are the slot's, used only
+            // by its stream; the pinned copy is read only after the stream
+            // is past the download (the upload's event). A grid of at most
+            // 2^18 threads (a grid-stride loop) keeps the atomics few.
+            unsafe { super::launch::launch_blocks_of(&self.devices[ws.device].module, &ws.stream, "msm_count_general", len.clamp(1, 1 << 18), super::launch::BLOCK, &args)? };
+        }
+        // SAFETY: as above; the pinned words outlive the copy (the slot's).
+        unsafe { device.async_copy_to(&mut host[..], &ws.stream) }.map_err(|e| gpu_err("counts download", e))
     }
 
     /// After a witness-only upload: the densities copied in from the
@@ -967,7 +990,9 @@ impl GpuEngine {
                     n: piece.n,
                     density: input.density.map(|d| DeviceDensity { words: unsafe { d.words.add(piece.scalar_start / 64) }, ones: piece.selected }),
                     base_offset: 0,
-                    general: input.general,
+                    // The piece's own range's count (exact: the counts' blocks
+                    // divide the pieces).
+                    general: input.general.map(|g| g.min(st.aux_general.within(piece.scalar_start, piece.n))),
                 };
                 let (bases, part, streamed) = match shared.bases(msm.query())? {
                     QueryBases::Resident(b) => (b.at(), MsmInput { base_offset: piece.base_first, ..part }, false),
@@ -1058,7 +1083,7 @@ impl GpuEngine {
             ProofMsm::BG1Aux | ProofMsm::BG2Aux => (at(lay.aux_scalars_at()), density(lay.b_aux_density_at(), st.b_aux_ones), st.b_input_ones),
         };
         let general = match msm {
-            ProofMsm::L | ProofMsm::AAux | ProofMsm::BG1Aux | ProofMsm::BG2Aux => Some(st.aux_general),
+            ProofMsm::L | ProofMsm::AAux | ProofMsm::BG1Aux | ProofMsm::BG2Aux => Some(st.aux_general.total()),
             _ => None,
         };
         MsmInput { scalars, n: msm.scalars(lay), density, base_offset, general }

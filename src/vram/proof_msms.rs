@@ -226,6 +226,14 @@ pub struct Piece {
     pub base_first: usize,
 }
 
+/// Aux values per count of those other than 0 and 1
+/// (`witness::general_counts`): a G2 piece's scalars when MSMs run in
+/// chunks (every aux MSM's pieces begin on a multiple of it, so each
+/// piece's count is exact), else all of them.
+pub fn general_count_block(chunk: Option<usize>) -> usize {
+    chunk.map_or(usize::MAX, |c| ProofMsm::BG2Aux.piece_scalars(c))
+}
+
 /// The pieces of `msm` over `n` scalars (a density selecting `ones` of
 /// them when it has one), its bases from `base_offset` of its query, split
 /// at `chunk`; a density MSM in more than one piece needs `ranks` made

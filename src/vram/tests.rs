@@ -156,6 +156,31 @@ fn pieces_cover_every_scalar_and_base_once() {
     }
 }
 
+/// The engine counts the aux values other than 0 and 1 in blocks of
+/// `general_count_block`: every aux MSM's pieces begin on a block, so the
+/// count each piece is planned with is its own range's, exactly.
+#[test]
+fn each_pieces_count_of_general_scalars_is_its_own() {
+    use crate::witness::general_counts::GeneralCounts;
+    use blstrs::Scalar;
+    use ff::Field;
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(9);
+    let n = 70_001;
+    let values: Vec<Scalar> = (0..n).map(|_| if rng.gen_bool(0.05) { Scalar::random(&mut rng) } else { Scalar::from(rng.gen_range(0..2u64)) }).collect();
+    let [a, bi, b] = [random_density(n, 0.997, &mut rng), random_density(7, 0.5, &mut rng), random_density(n, 0.254, &mut rng)];
+    for chunk in [None, Some(1024), Some(4096), Some(1 << 16)] {
+        let counts = GeneralCounts::count(&values, proof_msms::general_count_block(chunk));
+        let ranks = chunk.map(|c| DensityRanks::new(ProofMsm::BG2Aux.piece_scalars(c), [&a, &bi, &b]));
+        for msm in [ProofMsm::L, ProofMsm::AAux, ProofMsm::BG1Aux, ProofMsm::BG2Aux] {
+            let ones = msm.density().map(|w| [&a, &bi, &b][w].count_ones());
+            for p in pieces(msm, n, ones, 0, chunk, ranks.as_ref()).unwrap() {
+                let exact = values[p.scalar_start..p.scalar_start + p.n].iter().filter(|v| **v != Scalar::ZERO && **v != Scalar::ONE).count();
+                assert_eq!(counts.within(p.scalar_start, p.n), exact, "{msm:?} piece {} in chunks of {chunk:?}", p.k);
+            }
+        }
+    }
+}
+
 #[test]
 fn result_places_hold_every_piece() {
     let lay = SlotLayout::for_params(&small(14, 12_000, 4));

@@ -5,6 +5,7 @@
 
 pub mod assignment;
 pub(crate) mod classes;
+pub(crate) mod general_counts;
 pub mod density;
 pub(crate) mod job;
 pub(crate) mod pool;
