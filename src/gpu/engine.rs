@@ -45,14 +45,14 @@ use super::compute_order::{ComputeOrder, Marker};
 
 use super::elementwise::scalar_limbs;
 use super::host_bases::HostBases;
-use super::msm::{msm_at, params_query_words, BasesAt, DeviceDensity, GpuBases, MsmConfig, MsmInput};
+use super::msm::{msm_at, params_query_words, BasesAt, DeviceDensity, GpuBases, MsmConfig, MsmInput, MsmPlan};
 use super::streamed_msm::Ring;
 use super::ntt::GpuNtt;
 use cuzk_kernels::ntt::TableLayout;
 use super::proof_msm::msm_results;
 use super::upload::PinnedStager;
 use crate::vram::needs::{gib, staging_words, VramNeeds};
-use crate::vram::proof_msms::{general_count_block, pieces, query_curve, DensityRanks, ProofMsm, ResultPlaces};
+use crate::vram::proof_msms::{general_count_block, merge_pieces, pieces, query_curve, DensityRanks, Piece, ProofMsm, ResultPlaces};
 use crate::vram::slot_layout::{SlotLayout, FR_WORDS};
 use crate::vram::VramPlan;
 use super::wait;
@@ -901,7 +901,11 @@ impl GpuEngine {
             let mut prev = &bufs.h_done;
             for (msm, event) in ProofMsm::ALL.iter().zip(&bufs.msm_done) {
                 let took = event.elapsed(prev).unwrap_or_default();
+                let calls = (0..self.places.pieces(*msm)).filter(|&k| ran.pieces[self.places.index(*msm, k)]).count();
                 each += &format!(" {msm:?} {took:.3?}");
+                if self.plan.msm_chunk.is_some() {
+                    each += &format!(" ({calls} calls)");
+                }
                 prev = event;
             }
             debug!("slot {}: MSMs one by one:{each}", st.slot);
@@ -975,6 +979,18 @@ impl GpuEngine {
             let input = self.msm_input(ws, st, h_ptr, msm);
             let ones = input.density.map(|d| d.ones);
             let list = pieces(msm, input.n, ones, input.base_offset, self.plan.msm_chunk, st.ranks.as_deref()).map_err(ProverError::Config)?;
+            // A piece's own range's count of scalars other than 0 and 1
+            // (exact: the counts' blocks divide the pieces).
+            let general = |p: &Piece| input.general.map(|g| g.min(st.aux_general.within(p.scalar_start, p.n)));
+            let list = match self.plan.msm_chunk {
+                Some(chunk) => {
+                    let cap = matches!(shared.bases(msm.query())?, QueryBases::Streamed(_)).then(|| msm.piece_scalars(chunk));
+                    merge_pieces(list, cap, |p| {
+                        MsmPlan::for_witness(p.n, p.selected, general(p), msm.curve(), &self.msm_config).is_ok_and(|plan| plan.scratch_words() <= self.arena_words)
+                    })
+                }
+                None => list,
+            };
             for piece in list {
                 // A piece that selects no scalar is skipped (its result is
                 // the identity).
@@ -990,9 +1006,7 @@ impl GpuEngine {
                     n: piece.n,
                     density: input.density.map(|d| DeviceDensity { words: unsafe { d.words.add(piece.scalar_start / 64) }, ones: piece.selected }),
                     base_offset: 0,
-                    // The piece's own range's count (exact: the counts' blocks
-                    // divide the pieces).
-                    general: input.general.map(|g| g.min(st.aux_general.within(piece.scalar_start, piece.n))),
+                    general: general(&piece),
                 };
                 let (bases, part, streamed) = match shared.bases(msm.query())? {
                     QueryBases::Resident(b) => (b.at(), MsmInput { base_offset: piece.base_first, ..part }, false),

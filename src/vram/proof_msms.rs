@@ -259,3 +259,26 @@ pub fn pieces(msm: ProofMsm, n: usize, ones: Option<usize>, base_offset: usize, 
         })
         .collect()
 }
+
+/// Neighbouring pieces joined while the joined one still fits: at most
+/// `cap` selected scalars (its bases fit a staging buffer; `None` for
+/// resident bases) and `fits` (its MSM's plan, for its own scalars other
+/// than 0 and 1, fits the arena). A piece keeps the place (`k`) of its
+/// first part. Each MSM call costs a sort, a reduction and a dozen
+/// launches whatever its size, so a witness MSM (mostly zeros and ones,
+/// a Groth16 B density a quarter of its scalars) takes a few calls
+/// instead of one per chunk.
+pub fn merge_pieces(list: Vec<Piece>, cap: Option<usize>, fits: impl Fn(&Piece) -> bool) -> Vec<Piece> {
+    let mut out: Vec<Piece> = Vec::with_capacity(list.len());
+    for piece in list {
+        if let Some(last) = out.last_mut() {
+            let joined = Piece { n: last.n + piece.n, selected: last.selected + piece.selected, ..*last };
+            if cap.is_none_or(|c| joined.selected <= c) && fits(&joined) {
+                *last = joined;
+                continue;
+            }
+        }
+        out.push(piece);
+    }
+    out
+}

@@ -2,7 +2,7 @@
 //! and the MSMs' pieces.
 
 use super::plan::{KEEP_ORDER, MIN_CHUNK};
-use super::proof_msms::{pieces, DensityRanks, ResultPlaces};
+use super::proof_msms::{general_count_block, merge_pieces, pieces, DensityRanks, Piece, ResultPlaces};
 use super::*;
 use crate::parameters::params::QueryLengths;
 use crate::parameters::params_file::Query;
@@ -179,6 +179,83 @@ fn each_pieces_count_of_general_scalars_is_its_own() {
             }
         }
     }
+}
+
+/// Joined pieces still cover every scalar and base once, in order; each
+/// is one piece as split, or within the cap and the fit; none could take
+/// its neighbour too; each keeps its first part's place.
+#[test]
+fn merged_pieces_cover_every_scalar_once_within_their_limits() {
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+    let chunk = Some(1024);
+    for (n, fraction) in [(70_000, 0.254), (70_000, 0.997), (5000, 0.0), (1, 1.0), (0, 0.5)] {
+        let [a, bi, b] = [random_density(n, fraction, &mut rng), random_density(7, 0.5, &mut rng), random_density(n, fraction, &mut rng)];
+        let ranks = DensityRanks::new(ProofMsm::BG2Aux.piece_scalars(1024), [&a, &bi, &b]);
+        for msm in [ProofMsm::H, ProofMsm::L, ProofMsm::AAux, ProofMsm::BG1Aux, ProofMsm::BG2Aux] {
+            let ones = msm.density().map(|w| [&a, &bi, &b][w].count_ones());
+            let units = pieces(msm, n, ones, 10, chunk, Some(&ranks)).unwrap();
+            for cap in [None, Some(msm.piece_scalars(1024))] {
+                for span in [1000, 5000, 30_000] {
+                    let fits = |p: &Piece| p.n <= span;
+                    let merged = merge_pieces(units.clone(), cap, fits);
+                    let (mut scalar, mut base) = (0, 10);
+                    for (i, p) in merged.iter().enumerate() {
+                        assert_eq!((p.scalar_start, p.base_first), (scalar, base), "{msm:?} cap {cap:?} span {span}");
+                        let first = units.iter().position(|u| u.scalar_start == p.scalar_start).unwrap();
+                        assert_eq!(p.k, units[first].k);
+                        assert!(units.contains(p) || (cap.is_none_or(|c| p.selected <= c) && fits(p)), "{msm:?} {p:?}");
+                        if let Some(next) = merged.get(i + 1) {
+                            let joined = Piece { n: p.n + next.n, selected: p.selected + next.selected, ..*p };
+                            let next_unit = &units[units.iter().position(|u| u.scalar_start == next.scalar_start).unwrap()];
+                            let joined_unit = Piece { n: p.n + next_unit.n, selected: p.selected + next_unit.selected, ..*p };
+                            assert!(!(cap.is_none_or(|c| joined_unit.selected <= c) && fits(&joined_unit)), "{msm:?}: {p:?} could take {next_unit:?} ({joined:?})");
+                        }
+                        scalar += p.n;
+                        base += p.selected;
+                    }
+                    assert_eq!((scalar, base - 10), (n, ones.unwrap_or(n)));
+                }
+            }
+        }
+    }
+}
+
+/// A 32 GiB partition at 48 GiB (MSMs in chunks of 2^23 G1 points, B and
+/// H streamed): with its witness (about 5% of the aux values neither 0
+/// nor 1) the witness MSMs take a few calls each, not one per chunk.
+#[test]
+fn a_32g_partitions_witness_msms_take_a_few_calls() {
+    use crate::witness::general_counts::GeneralCounts;
+    use cuzk_kernels::msm::plan::{MsmConfig, MsmPlan};
+    let chunk = 1 << 23;
+    let needs = VramNeeds::new(porep_32g(), 0, 2, true, true);
+    let arena = needs.arena_words(Some(chunk)).unwrap();
+    let lay = &needs.layout;
+    let aux = lay.aux();
+    // A aux: all but one value in 300; B aux: a quarter, 16 bits a word.
+    let a = Density::from_words((0..aux.div_ceil(64)).map(|i| if i % 5 == 0 { !1u64 } else { !0 }).collect(), aux);
+    let b = Density::from_words(vec![0x1111_1111_1111_1111; aux.div_ceil(64)], aux);
+    let bi = Density::full(lay.inputs);
+    let ranks = DensityRanks::new(ProofMsm::BG2Aux.piece_scalars(chunk), [&a, &bi, &b]);
+    let block = general_count_block(Some(chunk));
+    let general = GeneralCounts::from_counts(block, (0..GeneralCounts::blocks(aux, block)).map(|k| block.min(aux - k * block) / 20));
+    let mut calls = Vec::new();
+    for (msm, streamed) in [(ProofMsm::L, false), (ProofMsm::AAux, false), (ProofMsm::BG1Aux, true), (ProofMsm::BG2Aux, true)] {
+        let ones = msm.density().map(|w| [&a, &bi, &b][w].count_ones());
+        let units = pieces(msm, aux, ones, 0, Some(chunk), Some(&ranks)).unwrap();
+        let cap = streamed.then(|| msm.piece_scalars(chunk));
+        let merged = merge_pieces(units.clone(), cap, |p| {
+            let g = general.within(p.scalar_start, p.n).min(p.selected);
+            MsmPlan::for_witness(p.n, p.selected, Some(g), msm.curve(), &MsmConfig::default()).is_ok_and(|plan| plan.scratch_words() <= arena)
+        });
+        eprintln!("{msm:?}: {} calls instead of {}", merged.len(), units.len());
+        calls.push((units.len(), merged.len()));
+    }
+    // L and A: 16 chunks each; B: its bases fill the staging buffers (33 M
+    // selected: 4 chunks in G1, 8 half chunks in G2).
+    assert_eq!(calls.iter().map(|c| c.0).collect::<Vec<_>>(), [16, 16, 16, 32]);
+    assert!(calls[0].1 <= 4 && calls[1].1 <= 4, "{calls:?}");
+    assert!(calls[2].1 <= 5 && calls[3].1 <= 9, "{calls:?}");
 }
 
 #[test]
