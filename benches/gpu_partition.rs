@@ -297,13 +297,14 @@ fn alone(prover: &Prover, source: &Source) {
         let staged = prover.prestage(job).expect("prestage");
         let (_proof, timings) = prover.compute_timed(staged).expect("compute");
         println!(
-            "proof alone #{k}: {timings} (wall {:.3?}; witness {} in {copied:.3?}; upload {:.3} GB at {:.1} GB/s; bases streamed {:.2} GB, copies {:.3?})",
+            "proof alone #{k}: {timings} (wall {:.3?}; witness {} in {copied:.3?}; upload {:.3} GB at {:.1} GB/s; bases streamed {:.2} GB, copied in {:.3?} at {:.1} GB/s)",
             t.elapsed(),
             if pooled { "copied into a pinned buffer" } else { "cloned (no free pinned buffer)" },
             timings.upload_bytes as f64 / 1e9,
             timings.upload_bytes as f64 / timings.upload.as_secs_f64().max(1e-9) / 1e9,
             timings.bases_streamed as f64 / 1e9,
-            timings.bases_copy
+            timings.bases_copy,
+            timings.bases_streamed as f64 / timings.bases_copy.as_secs_f64().max(1e-9) / 1e9
         );
     }
 }

@@ -200,14 +200,15 @@ struct ComputeBuffers {
     /// the worker's stream waits on `scalars_ready` before the next MSM.
     late: Stream,
     scalars_ready: Marker,
-    /// Around a proof's streamed copies, on the copy stream.
-    copy_began: Event,
-    copy_done: Event,
+    /// Around each streamed copy of a proof, on the copy stream (one pair
+    /// per MSM piece when the plan streams): the copy engine's own time,
+    /// without the waits for the MSMs between copies.
+    copies: Vec<(Event, Event)>,
     done: Event,
 }
 
 impl ComputeBuffers {
-    fn new(result_words: usize) -> Result<Self, ProverError> {
+    fn new(result_words: usize, copies: usize) -> Result<Self, ProverError> {
         let timing = || Event::new(EventFlags::DEFAULT).map_err(|e| gpu_err("event", e));
         // SAFETY: u64 has no invalid bit patterns; zeroed below.
         let mut results = unsafe { DeviceBuffer::<u64>::uninitialized(result_words.max(1)) }.map_err(|e| gpu_err("MSM results", e))?;
@@ -224,8 +225,7 @@ impl ComputeBuffers {
             msm_done: [timing()?, timing()?, timing()?, timing()?, timing()?, timing()?, timing()?, timing()?],
             late: Stream::new(StreamFlags::NON_BLOCKING, None).map_err(|e| gpu_err("stream", e))?,
             scalars_ready: Marker::new()?,
-            copy_began: timing()?,
-            copy_done: timing()?,
+            copies: (0..copies).map(|_| Ok((timing()?, timing()?))).collect::<Result<_, ProverError>>()?,
             // The host waits on this one for the whole proof: block, not spin.
             done: Event::new(EventFlags::BLOCKING_SYNC).map_err(|e| gpu_err("event", e))?,
         })
@@ -476,7 +476,7 @@ impl GpuEngine {
                         LockedBuffer::new(&0u32, general_blocks).map_err(|e| gpu_err("pinned count words", e))?,
                     )),
                     uploaded: Event::new(EventFlags::BLOCKING_SYNC).map_err(|e| gpu_err("event", e))?,
-                    compute: Mutex::new(ComputeBuffers::new(engine.places.words())?),
+                    compute: Mutex::new(ComputeBuffers::new(engine.places.words(), if plan.streamed.is_empty() { 0 } else { engine.places.total_pieces() })?),
                     scratch: w % plan.scratch_sets,
                     computed: Marker::new()?,
                     claimed: Arc::new(AtomicBool::new(false)),
@@ -888,7 +888,7 @@ impl GpuEngine {
         timings.upload_bytes += ran.late_bytes;
         if ran.streamed_bytes > 0 {
             timings.bases_streamed = ran.streamed_bytes;
-            timings.bases_copy = bufs.copy_done.elapsed(&bufs.copy_began).unwrap_or_default();
+            timings.bases_copy = bufs.copies[..ran.copies].iter().map(|(began, done)| done.elapsed(began).unwrap_or_default()).sum();
         }
         let m = msm_results(&bufs.results_host[..], &self.places, &ran.pieces);
 
@@ -968,7 +968,7 @@ impl GpuEngine {
         let staging_at = msm_region.as_device_ptr().as_raw() + 8 * self.arena_words as u64;
         let staging = [staging_at, staging_at + 8 * self.staging_words as u64];
         let mut arena = msm_region.index(..self.arena_words.max(1));
-        let mut ran = Ran { pieces: vec![false; self.places.total_pieces()], streamed_bytes: 0, late_bytes: 0 };
+        let mut ran = Ran { pieces: vec![false; self.places.total_pieces()], streamed_bytes: 0, late_bytes: 0, copies: 0 };
         let mut first_copy = true;
         for msm in ProofMsm::ALL {
             if msm == ProofMsm::L {
@@ -1012,17 +1012,15 @@ impl GpuEngine {
                     QueryBases::Resident(b) => (b.at(), MsmInput { base_offset: piece.base_first, ..part }, false),
                     QueryBases::Streamed(host) => {
                         let ring = scratch.ring.as_mut().ok_or_else(|| ProverError::Config("streamed bases without a copy ring".into()))?;
-                        if first_copy {
-                            bufs.copy_began.record(ring.stream()).map_err(|e| gpu_err("record copy event", e))?;
-                        }
                         // SAFETY: both staging buffers hold a piece's bases
                         // (a chunk of G1 points, half as many in G2) and are
                         // reserved for the engine's life; in the slot, the
                         // first copy of a proof waits for its H step, whose
                         // a, b, c they reuse (apart, copies start at once).
                         let after_h = (first_copy && self.plan.msm_in_slot).then_some(&bufs.h_marker);
-                        let at = unsafe { ring.fill(staging, host, piece.base_first, piece.selected, after_h, &ws.stream)? };
+                        let at = unsafe { ring.fill(staging, host, piece.base_first, piece.selected, after_h, &ws.stream, bufs.copies.get(ran.copies))? };
                         first_copy = false;
+                        ran.copies += 1;
                         ran.streamed_bytes += piece.selected * host.curve().affine_limbs() * 8;
                         (BasesAt { ptr: at, len: piece.selected, curve: host.curve(), tables: 1, table_c: 0 }, part, true)
                     }
@@ -1046,11 +1044,6 @@ impl GpuEngine {
                 ran.pieces[self.places.index(msm, piece.k)] = true;
             }
             record(&bufs.msm_done[msm as usize], "record MSM event")?;
-        }
-        if !first_copy {
-            if let Some(ring) = scratch.ring.as_ref() {
-                bufs.copy_done.record(ring.stream()).map_err(|e| gpu_err("record copy event", e))?;
-            }
         }
         self.faults.check(Fault::Download)?;
         // SAFETY: the pinned buffer stays untouched until `done` reports the
@@ -1137,6 +1130,8 @@ extern "C" {
 struct Ran {
     pieces: Vec<bool>,
     streamed_bytes: usize,
+    /// Streamed copies enqueued (their timing pairs in `ComputeBuffers::copies`).
+    copies: usize,
     /// Late scalars copied in (`VramPlan::scalars_late`).
     late_bytes: usize,
 }

@@ -6,6 +6,7 @@
 //! last read `i` is done (`consumed[i]`), the MSM waits until its copy is
 //! done (`filled[i]`). All waits are on the GPU; the host only enqueues.
 
+use cust::event::Event;
 use cust::stream::{Stream, StreamFlags};
 
 use super::compute_order::Marker;
@@ -39,12 +40,13 @@ impl Ring {
     /// the next staging buffer (after `after`, if given, and after the
     /// last MSM that read that buffer), and makes `compute` wait for it.
     /// Returns the buffer's address; call [`Self::release`] once the MSM
-    /// that reads it is enqueued on `compute`.
+    /// that reads it is enqueued on `compute`. `timing`, if given, is
+    /// recorded around the copy itself.
     ///
     /// # Safety
     /// `staging[i]` must have room for `count` bases and stay reserved
     /// until the copy and the MSM after it have run.
-    pub unsafe fn fill(&mut self, staging: [u64; 2], host: &HostBases, first: usize, count: usize, after: Option<&Marker>, compute: &Stream) -> Result<u64, ProverError> {
+    pub unsafe fn fill(&mut self, staging: [u64; 2], host: &HostBases, first: usize, count: usize, after: Option<&Marker>, compute: &Stream, timing: Option<&(Event, Event)>) -> Result<u64, ProverError> {
         let i = self.next;
         let words = host.curve().affine_limbs();
         if first + count > host.len() {
@@ -54,10 +56,17 @@ impl Ring {
             m.wait_on(&self.copy)?;
         }
         self.consumed[i].wait_on(&self.copy)?;
+        let record = |event: &Event| event.record(&self.copy).map_err(|e| gpu_err("record copy event", e));
+        if let Some((began, _)) = timing {
+            record(began)?;
+        }
         if count > 0 {
             // SAFETY: the host range lies in the pinned query (checked
             // above), the device range in staging buffer i (the caller's).
             sys_check("streamed bases copy", cust::sys::cuMemcpyHtoDAsync_v2(staging[i], host.ptr().add(first * words).cast(), count * words * 8, self.copy.as_inner()))?;
+        }
+        if let Some((_, done)) = timing {
+            record(done)?;
         }
         self.filled[i].record(&self.copy)?;
         self.filled[i].wait_on(compute)?;

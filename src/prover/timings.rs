@@ -32,8 +32,8 @@ pub struct PhaseTimings {
     /// GPU: bytes of bases streamed from pinned host memory for this proof
     /// (`VramPlan::streamed`; 0 when every query is resident).
     pub bases_streamed: usize,
-    /// GPU: from the first streamed copy's start to the last one's end, on
-    /// the copy engine (device events).
+    /// GPU: the streamed copies' own time on the copy engine (device
+    /// events around each copy, without the waits for the MSMs between).
     pub bases_copy: Duration,
     /// Combining the MSM results with r and s.
     pub assemble: Duration,
