@@ -4,7 +4,8 @@
 # no Rust toolchain. There: tar xJf .gpu/bundle.tar.xz -C .gpu && scripts/gpu-measure.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=.gpu
+# GPU_BUNDLE_OUT: another folder for the bundle (e.g. while .gpu/ is in use).
+out=${GPU_BUNDLE_OUT:-.gpu}
 rm -rf "$out"; mkdir -p "$out/bin"
 # The daemon's GPU test (gpu_daemon) with the library's: the daemon's cuda
 # feature named too.
