@@ -888,7 +888,7 @@ impl GpuEngine {
         timings.upload_bytes += ran.late_bytes;
         if ran.streamed_bytes > 0 {
             timings.bases_streamed = ran.streamed_bytes;
-            timings.bases_copy = bufs.copies[..ran.copies].iter().map(|(began, done)| done.elapsed(began).unwrap_or_default()).sum();
+            timings.bases_copy = bufs.copies.iter().take(ran.copies).map(|(began, done)| done.elapsed(began).unwrap_or_default()).sum();
         }
         let m = msm_results(&bufs.results_host[..], &self.places, &ran.pieces);
 
