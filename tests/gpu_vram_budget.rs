@@ -42,13 +42,14 @@ fn least(source: &ParamsSource, compiled: Option<&CompiledCircuit>) -> u64 {
 
 /// Every layout a budget can give this shape (`VramPlan::layouts`: from
 /// the least budget, every query streamed in the smallest chunks, up to
-/// all resident), for host parameters and a parameter file, computes one
+/// all resident), for host parameters or a parameter file, computes one
 /// at a time and interleaved: the engine's plan is the chooser's, and the
-/// proofs are bellperson's for the same r, s.
+/// proofs are bellperson's for the same r, s. One source per test: each
+/// takes minutes on an H200 (46 layouts, both sharing rules, three proofs
+/// each).
 fn every_layout_proves_what_bellperson_proves(from_file: bool) {
     let mut rng = common::rng();
     let params = common::params_for(SyntheticPorep::shape(CONSTRAINTS, INPUTS), &mut rng);
-    let file = TempFile::new(&file_bytes(&params));
     let lengths = QueryLengths::of(&params);
     let circuits: Vec<_> = (0..3).map(|i| SyntheticPorep::with_witness(CONSTRAINTS, INPUTS, 100 + i)).collect();
     let public: Vec<_> = circuits.iter().map(|c| c.public_values()).collect();
@@ -57,25 +58,23 @@ fn every_layout_proves_what_bellperson_proves(from_file: bool) {
     for (i, p) in expected.iter().enumerate() {
         assert!(common::verifies(&params, p, &public[i]));
     }
-    // One source per test: each takes minutes on an H200 (46 layouts, both
-    // sharing rules, three proofs each).
-    let (what, source) = match from_file {
-        false => ("host parameters", ParamsSource::from(params.clone())),
-        true => ("a parameter file", ParamsFile::open(&file.0).unwrap().into()),
+    // The file lives until the provers reading it are gone.
+    let file = from_file.then(|| TempFile::new(&file_bytes(&params)));
+    let (what, source) = match &file {
+        None => ("host parameters", ParamsSource::from(params.clone())),
+        Some(file) => ("a parameter file", ParamsFile::open(&file.0).unwrap().into()),
     };
-    {
-        assert_eq!(least(&source, None), VramPlan::choose(&VramNeeds::new(lengths, 0, 2, true, false), 0).unwrap_err(), "{what}");
-        for (sharing, serial) in [(ComputeSharing::Serial, true), (ComputeSharing::Interleaved, false)] {
-            let layouts = VramPlan::layouts(&VramNeeds::new(lengths, 0, 2, true, serial));
-            eprintln!("{what}, {sharing:?}: {} layouts", layouts.len());
-            for want in layouts {
-                let prover = Prover::new(source.clone(), config(2, sharing, Some(want.budget))).unwrap_or_else(|e| panic!("{what}, {want}: {e}"));
-                assert_eq!(prover.vram_plan(), Some(&want), "{what}: the engine's plan is the chooser's");
-                assert_eq!(prover.workers(), want.workers);
-                for (i, ours) in prover.prove_batch_with(circuits.clone(), rs.clone()).into_iter().enumerate() {
-                    let ours = ours.unwrap_or_else(|e| panic!("{what}, {want}: proof {i}: {e}"));
-                    assert_eq!(ours, expected[i], "{what}, {want}: proof {i} differs from bellperson's");
-                }
+    assert_eq!(least(&source, None), VramPlan::choose(&VramNeeds::new(lengths, 0, 2, true, false), 0).unwrap_err(), "{what}");
+    for (sharing, serial) in [(ComputeSharing::Serial, true), (ComputeSharing::Interleaved, false)] {
+        let layouts = VramPlan::layouts(&VramNeeds::new(lengths, 0, 2, true, serial));
+        eprintln!("{what}, {sharing:?}: {} layouts", layouts.len());
+        for want in layouts {
+            let prover = Prover::new(source.clone(), config(2, sharing, Some(want.budget))).unwrap_or_else(|e| panic!("{what}, {want}: {e}"));
+            assert_eq!(prover.vram_plan(), Some(&want), "{what}: the engine's plan is the chooser's");
+            assert_eq!(prover.workers(), want.workers);
+            for (i, ours) in prover.prove_batch_with(circuits.clone(), rs.clone()).into_iter().enumerate() {
+                let ours = ours.unwrap_or_else(|e| panic!("{what}, {want}: proof {i}: {e}"));
+                assert_eq!(ours, expected[i], "{what}, {want}: proof {i} differs from bellperson's");
             }
         }
     }

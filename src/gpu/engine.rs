@@ -772,7 +772,7 @@ impl GpuEngine {
         // SAFETY: the slot's count words, on the slot's stream.
         sys_check("reset counts", unsafe { cust::sys::cuMemsetD32Async(device.as_device_ptr().as_raw(), 0, blocks, ws.stream.as_inner()) })?;
         for k in 0..blocks {
-            let first = k * block.min(n);
+            let first = k * block;
             let mut len = block.min(n - first) as u32;
             // SAFETY: block k's values lie in the `n` at `aux`.
             let (mut scalars, mut count) = (unsafe { aux.add(first * FR_WORDS) }, unsafe { device.as_device_ptr().add(k) });
