@@ -21,8 +21,8 @@ use cuzk::cpu::msm::{msm_g1 as cpu_g1, msm_g2 as cpu_g2, select_dense, to_bytes}
 use cuzk::density::Density;
 use cuzk::gpu::elementwise::scalar_limbs;
 use cuzk::gpu::msm::{
-    g1_from_result_words, g2_from_result_words, msm_g1, msm_g1_blocking, msm_g1_blocking_with, msm_g2, msm_g2_blocking,
-    msm_g2_blocking_with, msm_scratch_bytes, Accumulation, GpuBases, MsmConfig, MsmCurve, MsmInput, Sort,
+    g1_from_result_words, g2_from_result_words, msm_carried, msm_g1, msm_g1_blocking, msm_g1_blocking_with, msm_g2, msm_g2_blocking,
+    msm_g2_blocking_with, msm_scratch_bytes, Accumulation, Carry, DeviceDensity, GpuBases, MsmConfig, MsmCurve, MsmInput, MsmPlan, Sort,
 };
 use cuzk::gpu::GpuDevice;
 use ff::Field;
@@ -457,6 +457,95 @@ fn async_calls_share_one_arena_on_one_stream() {
     let input = MsmInput { n: 1, ..input };
     let err = unsafe { msm_g1(&gpu, &stream, &g2_bases, &input, &MsmConfig::default(), &mut arena, out.as_device_ptr()) };
     assert!(err.is_err(), "G2 bases in a G1 MSM must be rejected");
+}
+
+/// An MSM in calls that carry their buckets (`msm_carried`), as the
+/// prover runs an MSM whose bases or arena hold a piece: calls of 64-bit
+/// aligned ranges, each planned for its own scalars at one window, one
+/// arena on one stream, only the last writing the result; random scalars
+/// (H) at the whole MSM's window and witness scalars with a density and
+/// base offset, G1 and G2, XYZZ and batch-affine accumulation.
+#[test]
+fn carried_calls_match_blst() {
+    let Some(gpu) = common::gpu_or_skip("carried_calls_match_blst") else { return };
+    let mut rng = common::rng();
+    gpu.bind().unwrap();
+    let stream = Stream::new(StreamFlags::DEFAULT, None).unwrap();
+    let host = random_bases::<G1Projective>(&mut rng, 1 << 22);
+    let bases = GpuBases::upload_g1(&gpu, &host).unwrap();
+    let host2 = random_bases::<G2Projective>(&mut rng, 1 << 18);
+    let bases2 = GpuBases::upload_g2(&gpu, &host2).unwrap();
+    // (curve, n, call size, window, witness scalars, density fraction, accumulation)
+    let cases = [
+        (MsmCurve::G1, 1 << 22, 1 << 18, 20, false, None, Accumulation::Xyzz),
+        (MsmCurve::G1, (1 << 22) - 1, 1 << 20, 18, false, None, Accumulation::Xyzz),
+        (MsmCurve::G1, 300_000, 1 << 16, 16, false, None, Accumulation::BatchAffine { streams: 0 }),
+        (MsmCurve::G1, 1 << 20, 1 << 18, 16, true, Some(0.997), Accumulation::Xyzz),
+        (MsmCurve::G1, 1 << 20, 1 << 17, 12, true, Some(0.254), Accumulation::Xyzz),
+        (MsmCurve::G2, 1 << 18, 1 << 16, 16, false, None, Accumulation::Xyzz),
+        (MsmCurve::G2, 1 << 18, 1 << 15, 13, true, Some(0.254), Accumulation::Xyzz),
+    ];
+    for (curve, n, size, c, witness, fraction, accumulation) in cases {
+        let s = if witness { mostly_zero_one(&mut rng, n) } else { random_scalars(&mut rng, n) };
+        let d = fraction.map(|p| random_density(&mut rng, n, p));
+        let offset = if d.is_some() { 7 } else { 0 };
+        let config = MsmConfig { window_bits: c, accumulation, ..MsmConfig::default() };
+        let starts: Vec<usize> = (0..n).step_by(size).collect();
+        let take = |i: usize| d.as_ref().is_none_or(|d| d.get(i));
+        let calls: Vec<(usize, usize, usize, usize)> = starts
+            .iter()
+            .map(|&start| {
+                let len = size.min(n - start);
+                let before = (0..start).filter(|&i| take(i)).count();
+                let selected = (start..start + len).filter(|&i| take(i)).count();
+                (start, len, selected, before)
+            })
+            .collect();
+        let arena_words = calls
+            .iter()
+            .map(|&(_, len, selected, _)| MsmPlan::for_witness(len, selected, None, curve, &config).unwrap().scratch_words())
+            .max()
+            .unwrap();
+        let mut arena = unsafe { DeviceBuffer::<u64>::uninitialized(arena_words) }.unwrap();
+        let scalar_buf = DeviceBuffer::from_slice(scalar_limbs(&s)).unwrap();
+        let density_buf = d.as_ref().map(|d| DeviceBuffer::from_slice(d.words()).unwrap());
+        let out = DeviceBuffer::from_slice(&vec![0u64; curve.jacobian_limbs()]).unwrap();
+        for (k, &(start, len, selected, before)) in calls.iter().enumerate() {
+            let input = MsmInput {
+                scalars: unsafe { scalar_buf.as_device_ptr().add(start * 4) },
+                n: len,
+                density: density_buf.as_ref().map(|b| DeviceDensity { words: unsafe { b.as_device_ptr().add(start / 64) }, ones: selected }),
+                base_offset: offset + before,
+                general: None,
+            };
+            let b = if curve == MsmCurve::G1 { &bases } else { &bases2 };
+            // SAFETY: every buffer outlives the synchronize below; one
+            // arena, one stream, the calls in order.
+            unsafe { msm_carried(&gpu, &stream, b, &input, &config, &mut arena, out.as_device_ptr(), Carry::of(k, calls.len())).unwrap() };
+        }
+        stream.synchronize().unwrap();
+        let mut words = vec![0u64; curve.jacobian_limbs()];
+        out.copy_to(&mut words[..]).unwrap();
+        let bytes = to_bytes(&s);
+        let what = format!("{curve:?} {n} in {} carried calls at c = {c}, witness {witness}, density {fraction:?}, {accumulation:?}", calls.len());
+        match curve {
+            MsmCurve::G1 => {
+                let want = match &d { Some(d) => cpu_g1(&host[offset..], &select_dense(d, &bytes)), None => cpu_g1(&host[..n], &bytes) };
+                assert!(g1_from_result_words(words[..].try_into().unwrap()) == want, "{what}");
+            }
+            MsmCurve::G2 => {
+                let want = match &d { Some(d) => cpu_g2(&host2[offset..], &select_dense(d, &bytes)), None => cpu_g2(&host2[..n], &bytes) };
+                assert!(g2_from_result_words(words[..].try_into().unwrap()) == want, "{what}");
+            }
+        }
+        eprintln!("{what}: ok");
+    }
+    // Calls without a set window are refused.
+    let mut arena = unsafe { DeviceBuffer::<u64>::uninitialized(1 << 20) }.unwrap();
+    let buf = DeviceBuffer::from_slice(scalar_limbs(&[Scalar::ONE])).unwrap();
+    let input = MsmInput { scalars: buf.as_device_ptr(), n: 1, density: None, base_offset: 0, general: None };
+    let err = unsafe { msm_carried(&gpu, &stream, &bases, &input, &MsmConfig::default(), &mut arena, buf.as_device_ptr(), Carry::of(0, 2)) };
+    assert!(err.is_err(), "carried calls need a set window");
 }
 
 /// Precomputed tables made on the GPU (`GpuBases::upload_*_tables`):

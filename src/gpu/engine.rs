@@ -45,14 +45,14 @@ use super::compute_order::{ComputeOrder, Marker};
 
 use super::elementwise::scalar_limbs;
 use super::host_bases::HostBases;
-use super::msm::{msm_at, params_query_words, BasesAt, DeviceDensity, GpuBases, MsmConfig, MsmInput, MsmPlan};
+use super::msm::{msm_at, params_query_words, BasesAt, Carry, DeviceDensity, GpuBases, MsmConfig, MsmInput, MsmPlan};
 use super::streamed_msm::Ring;
 use super::ntt::GpuNtt;
 use cuzk_kernels::ntt::TableLayout;
 use super::proof_msm::msm_results;
 use super::upload::PinnedStager;
 use crate::vram::needs::{gib, staging_words, VramNeeds};
-use crate::vram::proof_msms::{general_count_block, merge_pieces, pieces, query_curve, DensityRanks, Piece, ProofMsm, ResultPlaces};
+use crate::vram::proof_msms::{general_count_block, msm_calls, pieces, query_curve, DensityRanks, MsmCalls, Piece, ProofMsm, ResultPlaces};
 use crate::vram::slot_layout::{SlotLayout, FR_WORDS};
 use crate::vram::VramPlan;
 use super::wait;
@@ -422,7 +422,7 @@ impl GpuEngine {
             }
         })?;
         let ntt_layout = GpuNtt::layout(layout.ntt_log(), plan.row_twiddles)?;
-        let arena_words = needs.arena_words(plan.msm_chunk).map_err(ProverError::Config)?;
+        let arena_words = needs.arena_words(plan.msm_chunk, plan.carried_buckets).map_err(ProverError::Config)?;
         let staging = if plan.streamed.is_empty() { 0 } else { staging_words(plan.msm_chunk.unwrap_or(0)) };
         let places = ResultPlaces::new(&layout, plan.msm_chunk);
         layout.late_scalars = plan.scalars_late;
@@ -901,10 +901,10 @@ impl GpuEngine {
             let mut prev = &bufs.h_done;
             for (msm, event) in ProofMsm::ALL.iter().zip(&bufs.msm_done) {
                 let took = event.elapsed(prev).unwrap_or_default();
-                let calls = (0..self.places.pieces(*msm)).filter(|&k| ran.pieces[self.places.index(*msm, k)]).count();
+                let (calls, carried) = ran.calls[*msm as usize];
                 each += &format!(" {msm:?} {took:.3?}");
                 if self.plan.msm_chunk.is_some() {
-                    each += &format!(" ({calls} calls)");
+                    each += &format!(" ({calls} calls{})", if carried { ", buckets carried" } else { "" });
                 }
                 prev = event;
             }
@@ -968,7 +968,7 @@ impl GpuEngine {
         let staging_at = msm_region.as_device_ptr().as_raw() + 8 * self.arena_words as u64;
         let staging = [staging_at, staging_at + 8 * self.staging_words as u64];
         let mut arena = msm_region.index(..self.arena_words.max(1));
-        let mut ran = Ran { pieces: vec![false; self.places.total_pieces()], streamed_bytes: 0, late_bytes: 0, copies: 0 };
+        let mut ran = Ran { pieces: vec![false; self.places.total_pieces()], calls: [(0, false); 8], streamed_bytes: 0, late_bytes: 0, copies: 0 };
         let mut first_copy = true;
         for msm in ProofMsm::ALL {
             if msm == ProofMsm::L {
@@ -982,21 +982,23 @@ impl GpuEngine {
             // A piece's own range's count of scalars other than 0 and 1
             // (exact: the counts' blocks divide the pieces).
             let general = |p: &Piece| input.general.map(|g| g.min(st.aux_general.within(p.scalar_start, p.n)));
-            let list = match self.plan.msm_chunk {
+            let calls = match self.plan.msm_chunk {
                 Some(chunk) => {
                     let cap = matches!(shared.bases(msm.query())?, QueryBases::Streamed(_)).then(|| msm.piece_scalars(chunk));
-                    merge_pieces(list, cap, |p| {
-                        MsmPlan::for_witness(p.n, p.selected, general(p), msm.curve(), &self.msm_config).is_ok_and(|plan| plan.scratch_words() <= self.arena_words)
+                    msm_calls(list, cap, general, |p, c| {
+                        let config = MsmConfig { window_bits: c, ..self.msm_config };
+                        MsmPlan::for_witness(p.n, p.selected, general(p), msm.curve(), &config).is_ok_and(|plan| plan.scratch_words() <= self.arena_words)
                     })
                 }
-                None => list,
+                // Pieces that select nothing are skipped (their results
+                // are the identity).
+                None => MsmCalls { pieces: list.into_iter().filter(|p| p.selected > 0).collect(), carried: None },
             };
-            for piece in list {
-                // A piece that selects no scalar is skipped (its result is
-                // the identity).
-                if piece.selected == 0 {
-                    continue;
-                }
+            let config = MsmConfig { window_bits: calls.carried.unwrap_or(self.msm_config.window_bits), ..self.msm_config };
+            ran.calls[msm as usize] = (calls.pieces.len(), calls.carried.is_some());
+            let mut first_plan: Option<MsmPlan> = None;
+            for (i, &piece) in calls.pieces.iter().enumerate() {
+                let carry = if calls.carried.is_some() { Carry::of(i, calls.pieces.len()) } else { Carry::WHOLE };
                 // SAFETY: every piece's place lies in the result buffer
                 // (ResultPlaces), its scalars and density words in the
                 // MSM's (pieces split them).
@@ -1033,15 +1035,23 @@ impl GpuEngine {
                 // counted from the job's aux values (on the device, or on
                 // the host for late scalars), which nothing changes until
                 // the proof is computed.
-                let plan = unsafe { msm_at(gpu, &ws.stream, bases, &part, &self.msm_config, &mut arena, out)? };
+                let plan = unsafe { msm_at(gpu, &ws.stream, bases, &part, &config, &mut arena, out, carry)? };
                 if streamed {
                     if let Some(ring) = scratch.ring.as_mut() {
                         ring.release(&ws.stream)?;
                     }
                 }
-                log::trace!("slot {}: {msm:?} MSM piece {}, window {} bits for at most {} of {} scalars other than 0 and 1", st.slot, piece.k, plan.c, plan.general, plan.selected);
+                // Carried calls share one window by construction; a call
+                // that does not would have added into other buckets.
+                if calls.carried.is_some() && !first_plan.get_or_insert(plan).carries_with(&plan) {
+                    return Err(ProverError::Config(format!("{msm:?} MSM: call {i} at window {} cannot carry the buckets of window {}", plan.c, first_plan.map_or(0, |p| p.c))));
+                }
+                log::trace!("slot {}: {msm:?} MSM piece {}, window {} bits for at most {} of {} scalars other than 0 and 1{}", st.slot, piece.k, plan.c, plan.general, plan.selected, if calls.carried.is_some() { ", buckets carried" } else { "" });
                 self.msms_run.fetch_add(1, Ordering::Relaxed);
-                ran.pieces[self.places.index(msm, piece.k)] = true;
+                // Carried calls: the last one's place holds the MSM's result.
+                if carry.last {
+                    ran.pieces[self.places.index(msm, piece.k)] = true;
+                }
             }
             record(&bufs.msm_done[msm as usize], "record MSM event")?;
         }
@@ -1125,10 +1135,13 @@ extern "C" {
     fn cuStreamWaitValue32_v2(stream: cust::sys::CUstream, addr: cust::sys::CUdeviceptr, value: u32, flags: u32) -> cust::sys::CUresult;
 }
 
-/// Which MSM pieces a compute ran (`ResultPlaces::index` order; the others
-/// selected no scalar) and the bytes of bases it streamed.
+/// Which MSM pieces' places hold results (`ResultPlaces::index` order; the
+/// others selected no scalar, or carried their buckets into a later
+/// call), the calls of each MSM, and the bytes of bases it streamed.
 struct Ran {
     pieces: Vec<bool>,
+    /// Calls per MSM (`ProofMsm` order), and whether they carried buckets.
+    calls: [(usize, bool); 8],
     streamed_bytes: usize,
     /// Streamed copies enqueued (their timing pairs in `ComputeBuffers::copies`).
     copies: usize,

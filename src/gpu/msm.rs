@@ -24,7 +24,7 @@ use cuzk_kernels::layout::{G1_AFFINE_LIMBS, G1_JACOBIAN_LIMBS, G2_AFFINE_LIMBS, 
 use cuzk_kernels::msm::plan::{MsmIo, Step, MSM_BLOCK};
 use cuzk_kernels::msm::tables::{TABLE_BATCH, TABLE_SCRATCH_ELEMENTS};
 
-pub use cuzk_kernels::msm::plan::{default_window_bits, table_spacing_bits, Accumulation, Curve as MsmCurve, MsmConfig, MsmPlan, Sort};
+pub use cuzk_kernels::msm::plan::{default_window_bits, table_spacing_bits, Accumulation, Carry, Curve as MsmCurve, MsmConfig, MsmPlan, Sort};
 
 use super::bound_buffer::BoundBuffer;
 use super::elementwise::scalar_limbs;
@@ -291,7 +291,7 @@ pub unsafe fn msm_g1(
     arena: &mut DeviceSlice<u64>,
     out: DevicePointer<u64>,
 ) -> Result<MsmPlan, ProverError> {
-    msm_enqueue(gpu, stream, MsmCurve::G1, bases.at(), input, config, arena, out, &mut |_| Ok(()))
+    msm_enqueue(gpu, stream, MsmCurve::G1, bases.at(), input, config, arena, out, Carry::WHOLE, &mut |_| Ok(()))
 }
 
 /// [`msm_g1`] for G2 (result: a `blstrs::G2Projective`, 36 words).
@@ -307,7 +307,35 @@ pub unsafe fn msm_g2(
     arena: &mut DeviceSlice<u64>,
     out: DevicePointer<u64>,
 ) -> Result<MsmPlan, ProverError> {
-    msm_enqueue(gpu, stream, MsmCurve::G2, bases.at(), input, config, arena, out, &mut |_| Ok(()))
+    msm_enqueue(gpu, stream, MsmCurve::G2, bases.at(), input, config, arena, out, Carry::WHOLE, &mut |_| Ok(()))
+}
+
+/// One call of an MSM run as several calls that carry their buckets
+/// (`cuzk_kernels::msm::plan::Carry`): each call adds its scalars' entries
+/// into the bucket sums at the start of `arena`, the first sets them to
+/// the identity, and the last reduces them and writes the whole MSM's
+/// result to `out` (`bases`' curve). Every call must take the same window:
+/// `config.window_bits` set, as the prover does when an MSM's bases or
+/// arena hold only a piece.
+///
+/// # Safety
+/// As for [`msm_g1`]; the calls of one MSM run in order on one stream
+/// with one arena, which nothing else uses between them.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn msm_carried(
+    gpu: &GpuDevice,
+    stream: &Stream,
+    bases: &GpuBases,
+    input: &MsmInput,
+    config: &MsmConfig,
+    arena: &mut DeviceSlice<u64>,
+    out: DevicePointer<u64>,
+    carry: Carry,
+) -> Result<MsmPlan, ProverError> {
+    if config.window_bits == 0 && carry != Carry::WHOLE {
+        return Err(ProverError::Config("calls that carry their buckets need one set window (MsmConfig::window_bits)".into()));
+    }
+    msm_enqueue(gpu, stream, bases.curve, bases.at(), input, config, arena, out, carry, &mut |_| Ok(()))
 }
 
 /// Per-step device times of one MSM (for tuning): runs it like [`msm_g1`] /
@@ -331,7 +359,7 @@ pub unsafe fn msm_profile(
     let start = event()?;
     start.record(stream).map_err(|e| gpu_err("record event", e))?;
     let mut marks = Vec::new();
-    msm_enqueue(gpu, stream, curve, bases.at(), input, config, arena, out, &mut |step| {
+    msm_enqueue(gpu, stream, curve, bases.at(), input, config, arena, out, Carry::WHOLE, &mut |step| {
         let e = event()?;
         e.record(stream).map_err(|e| gpu_err("record event", e))?;
         marks.push((step.kernel(curve).unwrap_or("memset/copy"), e));
@@ -347,11 +375,14 @@ pub unsafe fn msm_profile(
     Ok(times)
 }
 
-/// [`msm_g1`] / [`msm_g2`] over bases anywhere in VRAM.
+/// [`msm_g1`] / [`msm_g2`] over bases anywhere in VRAM, as one call of
+/// an MSM whose calls carry their buckets in the arena ([`Carry`]; a whole
+/// MSM: `Carry::WHOLE`). Only the last call writes `out`.
 ///
 /// # Safety
 /// As for [`msm_g1`]; `bases.ptr` holds `bases.len` bases (times their
-/// tables) until the stream has run the MSM.
+/// tables) until the stream has run the MSM; a call after the first finds
+/// the arena as the call before left it, planned at the same window.
 #[allow(clippy::too_many_arguments)]
 pub(crate) unsafe fn msm_at(
     gpu: &GpuDevice,
@@ -361,8 +392,9 @@ pub(crate) unsafe fn msm_at(
     config: &MsmConfig,
     arena: &mut DeviceSlice<u64>,
     out: DevicePointer<u64>,
+    carry: Carry,
 ) -> Result<MsmPlan, ProverError> {
-    msm_enqueue(gpu, stream, bases.curve, bases, input, config, arena, out, &mut |_| Ok(()))
+    msm_enqueue(gpu, stream, bases.curve, bases, input, config, arena, out, carry, &mut |_| Ok(()))
 }
 
 /// Validates, plans and enqueues one MSM, calling `after` once each step is
@@ -377,6 +409,7 @@ unsafe fn msm_enqueue(
     config: &MsmConfig,
     arena: &mut DeviceSlice<u64>,
     out: DevicePointer<u64>,
+    carry: Carry,
     after: &mut dyn FnMut(&Step) -> Result<(), ProverError>,
 ) -> Result<MsmPlan, ProverError> {
     if bases.curve != curve {
@@ -426,7 +459,7 @@ unsafe fn msm_enqueue(
         density: input.density.map_or(0, |d| d.words.as_raw()),
         out: out.as_raw(),
     };
-    plan.steps(&io, arena.as_device_ptr().as_raw(), |step| {
+    plan.carried_steps(&io, arena.as_device_ptr().as_raw(), carry, |step| {
         enqueue(gpu, stream, curve, step)?;
         after(&step)
     })?;
@@ -501,7 +534,7 @@ fn msm_blocking(
     };
     // SAFETY: every buffer is sized by the plan and outlives the
     // synchronize below.
-    unsafe { msm_enqueue(gpu, &stream, curve, bases.at(), &input, config, &mut arena, out.as_device_ptr(), &mut |_| Ok(()))? };
+    unsafe { msm_enqueue(gpu, &stream, curve, bases.at(), &input, config, &mut arena, out.as_device_ptr(), Carry::WHOLE, &mut |_| Ok(()))? };
     stream.synchronize().map_err(|e| gpu_err("MSM", e))?;
     let mut words = vec![0u64; curve.jacobian_limbs()];
     out.copy_to(&mut words[..]).map_err(|e| gpu_err("MSM result download", e))?;

@@ -1,6 +1,6 @@
 //! The VRAM each part of a prover takes, for the plan chooser.
 
-use cuzk_kernels::msm::plan::{MsmConfig, MsmPlan};
+use cuzk_kernels::msm::plan::{carried_window_bits, CallScalars, Curve as MsmCurve, MsmConfig, MsmPlan};
 use cuzk_kernels::ntt::TableLayout;
 
 use super::plan::{MAX_CHUNKS, MIN_CHUNK};
@@ -95,8 +95,17 @@ impl VramNeeds {
     /// smaller and its entries more) planned for all its scalars and for as
     /// many as its bases (a density MSM's window is chosen for the selected
     /// count; the MSM falls back to the former plan if the witness's count
-    /// needs more).
-    pub fn arena_words(&self, chunk: Option<usize>) -> Result<usize, String> {
+    /// needs more). With `carried`, also room for the H MSM's pieces at
+    /// the window that carries their buckets ([`Self::carried_h_window`]),
+    /// the bucket sums of the whole MSM's window included.
+    pub fn arena_words(&self, chunk: Option<usize>, carried: bool) -> Result<usize, String> {
+        let carried_h = chunk.filter(|_| carried).and_then(|c| {
+            let window = self.carried_h_window(c)?;
+            let h = ProofMsm::H.scalars(&self.layout);
+            let piece = ProofMsm::H.piece_scalars(c);
+            let config = MsmConfig { window_bits: window, ..self.msm };
+            Some([piece, h - (h.div_ceil(piece) - 1) * piece].map(move |n| (MsmCurve::G1, n, n, config)))
+        });
         ProofMsm::ALL
             .iter()
             .flat_map(|m| {
@@ -109,16 +118,35 @@ impl VramNeeds {
                     _ => vec![n],
                 };
                 let (bases, curve) = (m.bases_in(&self.lengths), m.curve());
-                sizes.into_iter().flat_map(move |n| [n, bases.min(n)].map(move |selected| (curve, n, selected)))
+                sizes.into_iter().flat_map(move |n| [n, bases.min(n)].map(move |selected| (curve, n, selected, self.msm)))
             })
-            .map(|(curve, n, selected)| MsmPlan::for_selected(n, selected, curve, &self.msm))
+            .chain(carried_h.into_iter().flatten())
+            .map(|(curve, n, selected, config)| MsmPlan::for_selected(n, selected, curve, &config))
             .try_fold(0, |max, plan| plan.map(|p| p.scratch_words().max(max)))
             .map_err(|e| format!("MSM plan: {e}"))
     }
 
     /// [`Self::arena_words`] in bytes; `None` if the MSMs cannot be planned.
-    pub fn arena_bytes(&self, chunk: Option<usize>) -> Option<u64> {
-        self.arena_words(chunk).ok().map(alloc_bytes)
+    pub fn arena_bytes(&self, chunk: Option<usize>, carried: bool) -> Option<u64> {
+        self.arena_words(chunk, carried).ok().map(alloc_bytes)
+    }
+
+    /// The H MSM's calls (random scalars) in pieces of `chunk`.
+    pub fn h_calls(&self, chunk: usize) -> Vec<CallScalars> {
+        let h = ProofMsm::H.scalars(&self.layout) as u64;
+        let piece = ProofMsm::H.piece_scalars(chunk).max(1) as u64;
+        (0..h.div_ceil(piece)).map(|k| piece.min(h - k * piece)).map(|n| CallScalars { selected: n, general: n }).collect()
+    }
+
+    /// The window the model (`carried_window_bits`) gives the H MSM's
+    /// pieces of `chunk` to carry their buckets at; `None` when it runs
+    /// whole.
+    pub fn carried_h_window(&self, chunk: usize) -> Option<u32> {
+        let calls = self.h_calls(chunk);
+        if calls.len() < 2 {
+            return None;
+        }
+        carried_window_bits(&calls, |_| true)
     }
 
     /// Two staging buffers of `chunk` G1 points each.

@@ -19,6 +19,7 @@
 
 use std::fmt;
 
+use cuzk_kernels::msm::plan::{carried_cost, carried_window_bits};
 use cuzk_kernels::ntt::TableLayout;
 
 use super::needs::{gib, VramNeeds};
@@ -64,6 +65,10 @@ pub struct VramPlan {
     pub msm_in_slot: bool,
     /// G1 points per MSM call (G2: half as many); `None`: whole MSMs.
     pub msm_chunk: Option<usize>,
+    /// The arena also holds the H MSM's pieces at the window that carries
+    /// their buckets (`VramNeeds::carried_h_window`): its calls keep the
+    /// whole MSM's window and reduce once (with a chunk only).
+    pub carried_buckets: bool,
     /// Queries streamed from pinned host memory for each proof; the
     /// others stay in VRAM.
     pub streamed: Vec<Query>,
@@ -128,7 +133,7 @@ impl VramPlan {
         let least = Self::least(needs);
         let Ok(all) = Self::choose(needs, u64::MAX) else { return Vec::new() };
         let step = ((all.total().saturating_sub(least)) / 2048).max(2 << 20);
-        let key = |p: &VramPlan| (p.workers, p.row_twiddles, p.scratch_sets, p.h_in_slot, p.scalars_late, p.msm_in_slot, p.msm_chunk, p.streamed.clone());
+        let key = |p: &VramPlan| (p.workers, p.row_twiddles, p.scratch_sets, p.h_in_slot, p.scalars_late, p.msm_in_slot, p.msm_chunk, p.carried_buckets, p.streamed.clone());
         let mut out: Vec<VramPlan> = Vec::new();
         let mut budget = least;
         while budget <= all.total() {
@@ -147,7 +152,7 @@ impl VramPlan {
     fn least(needs: &VramNeeds) -> u64 {
         let chunk = needs.chunk_candidates().last().copied().unwrap_or(MIN_CHUNK);
         // u64::MAX when even that cannot be planned (an MSM over 2^31 scalars).
-        Self::option(needs, None, 1, false, Some(chunk), KEEP_ORDER.len()).map_or(u64::MAX, |p| p.total())
+        Self::option(needs, None, 1, false, Some(chunk), false, KEEP_ORDER.len()).map_or(u64::MAX, |p| p.total())
     }
 
     /// Every plan of `workers` workers that fits `budget`.
@@ -155,13 +160,15 @@ impl VramPlan {
         let twiddles = if needs.row_twiddles { vec![true, false] } else { vec![false] };
         let mut out = Vec::new();
         for rows in twiddles {
-            if let Some(p) = Self::option(needs, Some(budget), workers, rows, None, 0) {
+            if let Some(p) = Self::option(needs, Some(budget), workers, rows, None, false, 0) {
                 out.push(p);
             }
             for chunk in needs.chunk_candidates() {
-                // The fewest streamed queries that fit, in keep order.
-                if let Some(p) = (0..=KEEP_ORDER.len()).find_map(|s| Self::option(needs, Some(budget), workers, rows, Some(chunk), s)) {
-                    out.push(p);
+                for carried in [true, false] {
+                    // The fewest streamed queries that fit, in keep order.
+                    if let Some(p) = (0..=KEEP_ORDER.len()).find_map(|s| Self::option(needs, Some(budget), workers, rows, Some(chunk), carried, s)) {
+                        out.push(p);
+                    }
                 }
             }
         }
@@ -169,14 +176,16 @@ impl VramPlan {
     }
 
     /// The plan that streams the last `streamed` queries of
-    /// [`KEEP_ORDER`] (none without a chunk), if it fits `budget`; without
-    /// a budget, its smallest variant.
-    fn option(needs: &VramNeeds, budget: Option<u64>, workers: usize, rows: bool, chunk: Option<usize>, streamed: usize) -> Option<VramPlan> {
-        if chunk.is_none() && streamed > 0 {
+    /// [`KEEP_ORDER`] (none without a chunk), its arena holding the H
+    /// MSM's carried pieces or not (`carried`, only with a chunk that
+    /// splits H), if it fits `budget`; without a budget, its smallest
+    /// variant.
+    fn option(needs: &VramNeeds, budget: Option<u64>, workers: usize, rows: bool, chunk: Option<usize>, carried: bool, streamed: usize) -> Option<VramPlan> {
+        if chunk.is_none() && streamed > 0 || carried && chunk.and_then(|c| needs.carried_h_window(c)).is_none() {
             return None;
         }
         let streamed: Vec<Query> = KEEP_ORDER[KEEP_ORDER.len() - streamed..].to_vec();
-        let arena = needs.arena_bytes(chunk)?;
+        let arena = needs.arena_bytes(chunk, carried)?;
         let staging = if streamed.is_empty() { 0 } else { needs.staging_bytes(chunk?) };
         let bases = KEEP_ORDER.iter().filter(|q| !streamed.contains(q)).map(|&q| needs.base_bytes(q)).sum();
         let streamed_bytes_per_proof = streamed.iter().map(|&q| needs.base_bytes(q)).sum();
@@ -218,7 +227,7 @@ impl VramPlan {
                     arena,
                     staging,
                 };
-                VramPlan { budget: budget.unwrap_or(0), workers, row_twiddles: rows, scratch_sets, h_in_slot, scalars_late, msm_in_slot, msm_chunk: chunk, streamed: streamed.clone(), bytes, streamed_bytes_per_proof, estimated_s: 0.0 }
+                VramPlan { budget: budget.unwrap_or(0), workers, row_twiddles: rows, scratch_sets, h_in_slot, scalars_late, msm_in_slot, msm_chunk: chunk, carried_buckets: carried, streamed: streamed.clone(), bytes, streamed_bytes_per_proof, estimated_s: 0.0 }
             })
             .collect::<Vec<_>>();
         let mut plan = match budget {
@@ -245,9 +254,17 @@ impl CostModel {
     /// own); an H200's PCIe 5.0 link is about twice as fast.
     pub const LINK_BYTES_PER_S: f64 = 25e9;
     /// G1 MSM time per random scalar at 2^27 (857 ms), and what each
-    /// halving of the MSM's size adds per scalar (2^24: 125 ms).
+    /// halving of the MSM's size adds per scalar (2^24: 125 ms): what
+    /// pieces that each reduce their own buckets cost.
     const RANDOM_NS: f64 = 6.39;
     const RANDOM_NS_PER_HALVING: f64 = 0.37;
+    /// What each H MSM call of 2^23 scalars or more after the first costs
+    /// beyond its additions (sort passes, launches, a GPU not full at a
+    /// call's start and end); a smaller call costs its share: on the H200,
+    /// 16 calls of 2^23 took 1.10–1.22 s against 0.857 for one, 40–160 ms
+    /// more than their windows and reductions explain.
+    const CALL_S: f64 = 0.010;
+    const CALL_S_FROM: f64 = (1u64 << 23) as f64;
     /// H step time per domain element (335 ms at 2^27) and the share the
     /// row twiddles save.
     const H_STEP_NS: f64 = 2.5;
@@ -279,9 +296,20 @@ impl CostModel {
         let msm = |q: Query| needs.query_len(q) as f64 * Self::msm_ns_per_base(q) * 1e-9;
         let compute = domain * Self::H_STEP_NS * 1e-9 + [Query::H, Query::L, Query::A, Query::BG1, Query::BG2].map(msm).iter().sum::<f64>();
         let stalls: f64 = plan.streamed.iter().map(|&q| (needs.base_bytes(q) as f64 / Self::LINK_BYTES_PER_S - msm(q)).max(0.0)).sum();
-        let chunking = plan.msm_chunk.filter(|&c| c < needs.lengths.h).map_or(0.0, |c| {
-            let halvings = domain.log2() - (c as f64).log2();
-            h * halvings * Self::RANDOM_NS_PER_HALVING * 1e-9
+        let calls = plan.msm_chunk.map_or(1, |c| needs.h_calls(c).len());
+        let call_s = Self::CALL_S * (plan.msm_chunk.unwrap_or(0) as f64 / Self::CALL_S_FROM).min(1.0);
+        let chunking = (calls - 1) as f64 * call_s + plan.msm_chunk.filter(|&c| c < needs.lengths.h).map_or(0.0, |c| match needs.carried_h_window(c).filter(|_| plan.carried_buckets) {
+            // Carried pieces: the H MSM's time scaled by the additions
+            // the kernels' model adds to one whole call's.
+            Some(window) => {
+                let whole = needs.h_calls(needs.lengths.h.max(1));
+                let one = carried_cost(carried_window_bits(&whole, |_| true).unwrap_or(window), &whole);
+                h * Self::RANDOM_NS * 1e-9 * (carried_cost(window, &needs.h_calls(c)) / one - 1.0).max(0.0)
+            }
+            None => {
+                let halvings = domain.log2() - (c as f64).log2();
+                h * halvings * Self::RANDOM_NS_PER_HALVING * 1e-9
+            }
         });
         let tables = if plan.row_twiddles || TableLayout::new(needs.layout.ntt_log()).rows_bits == 0 {
             0.0
@@ -333,7 +361,7 @@ impl fmt::Display for VramPlan {
             gib(b.ntt_tables),
             if self.row_twiddles { " (row twiddles)" } else { " (compact)" },
             gib(b.compiled),
-            self.msm_chunk.map_or("whole".to_string(), |c| format!("in chunks of 2^{} G1 points", c.trailing_zeros())),
+            self.msm_chunk.map_or("whole".to_string(), |c| format!("in chunks of 2^{} G1 points{}", c.trailing_zeros(), if self.carried_buckets { ", H's pieces carrying their buckets" } else { "" })),
         )?;
         write!(f, "model: {:.2} s per proof over PCIe 4.0 x16; ", self.estimated_s)?;
         if self.streamed.is_empty() {

@@ -1,7 +1,7 @@
 //! The eight MSMs of a Groth16 proof: their order, curves, sizes, and how
 //! each splits into pieces of at most a plan's chunk of scalars.
 
-use cuzk_kernels::msm::plan::Curve as MsmCurve;
+use cuzk_kernels::msm::plan::{carried_cost, carried_windows, separate_cost, CallScalars, Curve as MsmCurve};
 
 use super::slot_layout::SlotLayout;
 use crate::witness::density::Density;
@@ -281,4 +281,47 @@ pub fn merge_pieces(list: Vec<Piece>, cap: Option<usize>, fits: impl Fn(&Piece) 
         out.push(piece);
     }
     out
+}
+
+/// How one MSM runs: its calls, and the window they all share when they
+/// carry their buckets (`cuzk_kernels::msm::plan::Carry`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MsmCalls {
+    /// The calls, each selecting at least one scalar.
+    pub pieces: Vec<Piece>,
+    /// `Some(c)`: every call at window `c`, adding into one set of bucket
+    /// sums that the last reduces; `None`: each call its own window and
+    /// reduction.
+    pub carried: Option<u32>,
+}
+
+/// The calls of an MSM split into `units` (its pieces of a chunk), joined
+/// while they fit ([`merge_pieces`], `cap` as there): either each with
+/// its own window, or all at one window carrying their buckets, whichever
+/// the model (`carried_cost`, `separate_cost`) puts lower. `general`: at
+/// most how many of a piece's selected scalars are neither 0 nor 1 (`None`:
+/// all of them); `fits(piece, c)`: whether its plan at window `c` (0: its
+/// own) fits the arena. Pieces that select nothing are left out.
+pub fn msm_calls(units: Vec<Piece>, cap: Option<usize>, general: impl Fn(&Piece) -> Option<usize>, fits: impl Fn(&Piece, u32) -> bool) -> MsmCalls {
+    let scalars = |list: &[Piece]| -> Vec<CallScalars> {
+        list.iter().map(|p| CallScalars { selected: p.selected as u64, general: general(p).unwrap_or(p.selected).min(p.selected) as u64 }).collect()
+    };
+    let selecting = |list: Vec<Piece>| -> Vec<Piece> { list.into_iter().filter(|p| p.selected > 0).collect() };
+    let separate = selecting(merge_pieces(units.clone(), cap, |p| fits(p, 0)));
+    if separate.len() <= 1 {
+        return MsmCalls { pieces: separate, carried: None };
+    }
+    let general_total: u64 = scalars(&separate).iter().map(|c| c.general).sum();
+    let carried = carried_windows(general_total)
+        .filter_map(|c| {
+            let list = selecting(merge_pieces(units.clone(), cap, |p| fits(p, c)));
+            // A unit that does not fit on its own stays as it is: then
+            // this window cannot carry.
+            list.iter().all(|p| fits(p, c)).then(|| (carried_cost(c, &scalars(&list)), c, list))
+        })
+        .min_by(|a, b| a.0.total_cmp(&b.0));
+    match carried {
+        Some((cost, c, list)) if cost < separate_cost(&scalars(&separate)) => MsmCalls { pieces: list, carried: Some(c) },
+        _ => MsmCalls { pieces: separate, carried: None },
+    }
 }

@@ -2,7 +2,7 @@
 //! and the MSMs' pieces.
 
 use super::plan::{KEEP_ORDER, MIN_CHUNK};
-use super::proof_msms::{general_count_block, merge_pieces, pieces, DensityRanks, Piece, ResultPlaces};
+use super::proof_msms::{general_count_block, merge_pieces, msm_calls, pieces, DensityRanks, Piece, ResultPlaces};
 use super::*;
 use crate::parameters::params::QueryLengths;
 use crate::parameters::params_file::Query;
@@ -43,7 +43,7 @@ fn a_32g_partition_at_80_gib() {
     // Compiled: one worker with every query resident beats two that
     // stream H in chunks (a compiled witness's pre-stage is short).
     let p = plan_32g(true, 80).unwrap();
-    assert_eq!((p.workers, p.streamed.len()), (1, 0), "{p}");
+    assert_eq!((p.workers, p.streamed.len(), p.msm_chunk), (1, 0, None), "{p}");
     // Its arena lies in the slot's used-up a, b, c: apart, it would not fit.
     assert!(p.msm_in_slot, "{p}");
     // Full assignments: two workers (their uploads are long), every query
@@ -58,6 +58,13 @@ fn a_32g_partition_at_48_24_and_16_gib() {
     for compiled in [true, false] {
         let p = plan_32g(compiled, 48).unwrap();
         assert!(p.streamed.len() >= 3 && p.streamed.contains(&Query::H) && p.total() <= 48 * GIB, "{p}");
+        // Every chunked plan here has room for H's pieces to carry their
+        // buckets at the whole MSM's 20-bit window.
+        for gib in [48, 24, 16] {
+            if let Ok(p) = plan_32g(compiled, gib) {
+                assert!(p.carried_buckets && p.msm_chunk.is_some(), "{p}");
+            }
+        }
     }
     // 24 GiB: one worker; a compiled circuit's matrices fit only with the
     // H step's output over its input and every query streamed.
@@ -220,6 +227,83 @@ fn merged_pieces_cover_every_scalar_once_within_their_limits() {
     }
 }
 
+/// The calls `msm_calls` makes: every scalar and base once, in order;
+/// each call selects something; with a carried window, every call's plan
+/// at that window fits, and the model puts them below separate calls.
+#[test]
+fn msm_calls_cover_every_scalar_once_and_carry_only_what_fits() {
+    use cuzk_kernels::msm::plan::{carried_cost, separate_cost, CallScalars, MsmConfig, MsmPlan};
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(12);
+    let mut seen = [0usize; 2];
+    let chunk = 1024;
+    for (n, fraction) in [(70_000, 0.254), (70_000, 0.997), (5000, 0.0), (1, 1.0), (0, 0.5), (3000, 0.01)] {
+        let [a, bi, b] = [random_density(n, fraction, &mut rng), random_density(7, 0.5, &mut rng), random_density(n, fraction, &mut rng)];
+        let ranks = DensityRanks::new(ProofMsm::BG2Aux.piece_scalars(chunk), [&a, &bi, &b]);
+        for msm in [ProofMsm::H, ProofMsm::L, ProofMsm::AAux, ProofMsm::BG2Aux] {
+            let ones = msm.density().map(|w| [&a, &bi, &b][w].count_ones());
+            let units = pieces(msm, n, ones, 10, Some(chunk), Some(&ranks)).unwrap();
+            // H: random scalars; the others: a twentieth general.
+            let general = |p: &Piece| (msm != ProofMsm::H).then_some(p.selected / 20);
+            for arena_log in [16, 19, 22] {
+                let fits = |p: &Piece, c: u32| {
+                    let config = MsmConfig { window_bits: c, ..MsmConfig::default() };
+                    MsmPlan::for_witness(p.n, p.selected, general(p), msm.curve(), &config).is_ok_and(|plan| plan.scratch_words() <= 1 << arena_log)
+                };
+                let most = msm.piece_scalars(chunk);
+                let cap = Some(most);
+                let calls = msm_calls(units.clone(), cap, general, fits);
+                let (mut scalar, mut base) = (0, 10);
+                for p in &calls.pieces {
+                    assert!(p.scalar_start >= scalar && p.selected > 0 && p.selected <= most, "{msm:?} {p:?}");
+                    // Skipped ranges select nothing.
+                    let skipped: usize = units.iter().filter(|u| u.scalar_start >= scalar && u.scalar_start < p.scalar_start).map(|u| u.selected).sum();
+                    assert_eq!(skipped, 0);
+                    assert_eq!(p.base_first, base + skipped);
+                    scalar = p.scalar_start + p.n;
+                    base = p.base_first + p.selected;
+                }
+                assert_eq!(base - 10, ones.unwrap_or(n), "{msm:?}: every selected scalar once");
+                let scalars: Vec<CallScalars> = calls.pieces.iter().map(|p| CallScalars { selected: p.selected as u64, general: general(p).unwrap_or(p.selected) as u64 }).collect();
+                seen[calls.carried.is_some() as usize] += 1;
+                if let Some(c) = calls.carried {
+                    assert!(calls.pieces.len() > 1 && calls.pieces.iter().all(|p| fits(p, c)), "{msm:?} at {c}");
+                    let plans: Vec<MsmPlan> = calls.pieces.iter().map(|p| MsmPlan::for_witness(p.n, p.selected, general(p), msm.curve(), &MsmConfig { window_bits: c, ..MsmConfig::default() }).unwrap()).collect();
+                    assert!(plans.iter().all(|p| p.carries_with(&plans[0]) && p.curve == msm.curve()));
+                    let separate = merge_pieces(units.clone(), cap, |p| fits(p, 0));
+                    let separate: Vec<CallScalars> = separate.iter().filter(|p| p.selected > 0).map(|p| CallScalars { selected: p.selected as u64, general: general(p).unwrap_or(p.selected) as u64 }).collect();
+                    assert!(carried_cost(c, &scalars) < separate_cost(&separate));
+                }
+            }
+        }
+    }
+    assert!(seen[0] > 0 && seen[1] > 0, "both kinds of calls: {seen:?}");
+}
+
+/// A 32 GiB partition's H MSM at 48 GiB (chunks of 2^23, H streamed): its
+/// 16 calls carry their buckets at the whole MSM's 20-bit window in the
+/// arena planned for it; in the arena of separate calls they carry at a
+/// window that fits.
+#[test]
+fn a_32g_partitions_h_msm_carries_its_buckets_in_16_calls() {
+    use cuzk_kernels::msm::plan::{MsmConfig, MsmPlan};
+    let chunk = 1 << 23;
+    let needs = VramNeeds::new(porep_32g(), 0, 2, true, true);
+    let h = ProofMsm::H.scalars(&needs.layout);
+    let units = pieces(ProofMsm::H, h, None, 0, Some(chunk), None).unwrap();
+    for (carried, window) in [(true, Some(20)), (false, None)] {
+        let arena = needs.arena_words(Some(chunk), carried).unwrap();
+        let fits = |p: &Piece, c: u32| MsmPlan::for_witness(p.n, p.selected, None, ProofMsm::H.curve(), &MsmConfig { window_bits: c, ..MsmConfig::default() }).is_ok_and(|plan| plan.scratch_words() <= arena);
+        let calls = msm_calls(units.clone(), Some(chunk), |_| None, fits);
+        eprintln!("arena {} MiB: {} calls, carried at {:?}", arena >> 17, calls.pieces.len(), calls.carried);
+        assert_eq!(calls.pieces.len(), 16);
+        match window {
+            Some(w) => assert_eq!(calls.carried, Some(w)),
+            None => assert!(calls.carried.is_some_and(|c| c < 20 && calls.pieces.iter().all(|p| fits(p, c)))),
+        }
+    }
+    assert!(needs.arena_words(Some(chunk), true).unwrap() > needs.arena_words(Some(chunk), false).unwrap());
+}
+
 /// A 32 GiB partition at 48 GiB (MSMs in chunks of 2^23 G1 points, B and
 /// H streamed): with its witness (about 5% of the aux values neither 0
 /// nor 1) the witness MSMs take a few calls each, not one per chunk.
@@ -229,7 +313,7 @@ fn a_32g_partitions_witness_msms_take_a_few_calls() {
     use cuzk_kernels::msm::plan::{MsmConfig, MsmPlan};
     let chunk = 1 << 23;
     let needs = VramNeeds::new(porep_32g(), 0, 2, true, true);
-    let arena = needs.arena_words(Some(chunk)).unwrap();
+    let arena = needs.arena_words(Some(chunk), false).unwrap();
     let lay = &needs.layout;
     let aux = lay.aux();
     // A aux: all but one value in 300; B aux: a quarter, 16 bits a word.
@@ -286,7 +370,7 @@ fn the_arena_holds_every_pieces_fallback_plan() {
     for lengths in [porep_32g(), small(14, 12_000, 4), small(17, 100_000, 30)] {
         let needs = VramNeeds::new(lengths, 0, 1, true, true);
         for chunk in std::iter::once(None).chain(needs.chunk_candidates().into_iter().map(Some)) {
-            let arena = needs.arena_words(chunk).unwrap();
+            let arena = needs.arena_words(chunk, false).unwrap();
             for m in ProofMsm::ALL {
                 let n = m.scalars(&needs.layout);
                 let size = chunk.map_or(n.max(1), |c| m.piece_scalars(c));
@@ -310,7 +394,7 @@ fn the_gpu_budget_tests_shape_has_the_layouts_they_exercise() {
     let lengths = QueryLengths::for_shape(&compiled.shape().unwrap());
     for serial in [true, false] {
         let plans = VramPlan::layouts(&VramNeeds::new(lengths, 0, 2, true, serial));
-        eprintln!("serial {serial}: {} layouts", plans.len());
+        eprintln!("serial {serial}: {} layouts, {} carrying H's buckets", plans.len(), plans.iter().filter(|p| p.carried_buckets).count());
         let has = |f: &dyn Fn(&VramPlan) -> bool| plans.iter().any(f);
         assert!(has(&|p| p.h_in_slot && p.scalars_late && !p.streamed.is_empty()));
         assert!(has(&|p| p.msm_in_slot && p.msm_chunk.is_some()));

@@ -220,8 +220,8 @@ macro_rules! msm_curve_kernels {
 
         kernel! {
             /// One level of the bucket reduction tree: `outputs` threads.
-            fn $merge(input: *mut u64, starts: *const u32, in_m_log: u32, fan_log: u32, outputs: u32, out: *mut u64) {
-                reduce::merge::<$C>(input, starts, in_m_log, fan_log, outputs, out);
+            fn $merge(input: *mut u64, first_level: u32, in_m_log: u32, fan_log: u32, outputs: u32, out: *mut u64) {
+                reduce::merge::<$C>(input, first_level, in_m_log, fan_log, outputs, out);
             }
         }
 
@@ -234,8 +234,8 @@ macro_rules! msm_curve_kernels {
 
         kernel! {
             /// Final sum to one Jacobian point: one thread.
-            fn $finish(win: *const u64, windows: u32, sums: *const u64, starts: *const u32, ones_key: u32, out: *mut u64) {
-                reduce::finish::<$C>(win, windows, sums, starts, ones_key, out);
+            fn $finish(win: *const u64, windows: u32, sums: *const u64, ones_key: u32, out: *mut u64) {
+                reduce::finish::<$C>(win, windows, sums, ones_key, out);
             }
         }
     };

@@ -16,8 +16,11 @@
 //!
 //! So each bucket is stored exactly once, by whichever level first sees it
 //! strictly inside a chunk (or by the last level), whatever its size, and
-//! every thread does at most `L` additions per level. Buckets without
-//! entries are never stored; readers check the bucket's count instead.
+//! every thread does at most `L` additions per level. A store adds the run
+//! into `sums[key]` ([`add_into`]): the plan sets the sums to the identity
+//! before an MSM's first call, so buckets without entries read as the
+//! identity, and an MSM in several calls (pieces of its scalars and bases)
+//! carries its buckets from one call to the next and reduces them once.
 //!
 //! Chunks past the last entry emit [`SENTINEL`] items, which sort after
 //! every bucket and are dropped.
@@ -30,6 +33,16 @@ use crate::mem::Limbs;
 #[inline(always)]
 pub(super) fn xyzz_limbs<C: CurveConfig>() -> usize {
     <Xyzz<C> as Limbs>::LIMBS
+}
+
+/// Adds a bucket's run into its sum: `sums[key] += acc`. One thread per
+/// bucket and call (see the module docs), so no atomics. Not inlined: the
+/// full addition runs once per bucket, and kept apart it leaves the
+/// register allocation of the hot per-entry loops as it was.
+#[inline(never)]
+pub(super) unsafe fn add_into<C: CurveConfig>(sums: *mut u64, key: u32, acc: &Xyzz<C>) {
+    let at = sums.add(key as usize * xyzz_limbs::<C>());
+    acc.add(&Xyzz::<C>::load(at)).store(at);
 }
 
 /// Stores item `slot` of the next level: `key` with `acc`, or a point-less
@@ -70,7 +83,8 @@ pub(super) unsafe fn bucket_of(starts: *const u32, n_keys: u32, p: u32) -> u32 {
 /// Level 0: chunks of `chunk` sorted entries, `threads` of them.
 ///
 /// `starts` holds `n_keys + 1` bucket starts (`starts[n_keys]` = number of
-/// entries); `bases` the affine bases; `sums` one XYZZ per key.
+/// entries); `bases` the affine bases; `sums` one XYZZ per key, which the
+/// runs are added into.
 ///
 /// With `PREFETCH` the next entry's base is loaded before the current one
 /// is added, so its memory latency overlaps an addition (costs one affine
@@ -144,7 +158,7 @@ pub unsafe fn level0<C: CurveConfig, const PREFETCH: bool>(
                     emit(out_keys, out_points, 2 * t, key, &acc);
                     first = false;
                 } else {
-                    acc.store(sums.add(key as usize * xyzz_limbs::<C>()));
+                    add_into(sums, key, &acc);
                 }
                 acc = Xyzz::<C>::IDENTITY;
                 // Next non-empty bucket (p < total, so one exists).
@@ -204,12 +218,12 @@ pub unsafe fn level<C: CurveConfig>(
             if k & KEY_MASK != key {
                 // A run ends inside the chunk.
                 if last != 0 {
-                    acc.store(sums.add(key as usize * limbs));
+                    add_into(sums, key, &acc);
                 } else if first {
                     emit(out_keys, out_points, 2 * t, key, &acc);
                 } else {
                     // A middle run; never the sentinel, which sorts last.
-                    acc.store(sums.add(key as usize * limbs));
+                    add_into(sums, key, &acc);
                 }
                 first = false;
                 key = k & KEY_MASK;
@@ -222,7 +236,7 @@ pub unsafe fn level<C: CurveConfig>(
         // The chunk's last run.
         if last != 0 {
             if key != KEY_MASK {
-                acc.store(sums.add(key as usize * limbs));
+                add_into(sums, key, &acc);
             }
         } else if first {
             emit(out_keys, out_points, 2 * t, key, &acc);

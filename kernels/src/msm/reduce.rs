@@ -42,16 +42,13 @@ fn xyzz_limbs<C: CurveConfig>() -> usize {
     <Xyzz<C> as Limbs>::LIMBS
 }
 
-/// Bucket `key`'s sum, or the identity when it received no entry (such
-/// buckets are never written).
+/// Bucket `key`'s sum. Every key is read: the sums start at the identity
+/// and accumulation adds into them (`accumulate::add_into`), so a bucket
+/// without entries holds the identity, and one carried through an MSM's
+/// calls holds all of them.
 #[inline(always)]
-unsafe fn bucket<C: CurveConfig>(sums: *const u64, starts: *const u32, key: u32) -> Xyzz<C> {
-    let k = key as usize;
-    if *starts.add(k + 1) == *starts.add(k) {
-        Xyzz::IDENTITY
-    } else {
-        Xyzz::load(sums.add(k * xyzz_limbs::<C>()))
-    }
+unsafe fn bucket<C: CurveConfig>(sums: *const u64, key: u32) -> Xyzz<C> {
+    Xyzz::load(sums.add(key as usize * xyzz_limbs::<C>()))
 }
 
 /// One merge level, one thread per output segment (`outputs` of them,
@@ -59,25 +56,24 @@ unsafe fn bucket<C: CurveConfig>(sums: *const u64, starts: *const u32, key: u32)
 /// a segment of `2^in_m_log` buckets, and writes `(U, T)` to
 /// `out + 2·o·XYZZ`.
 ///
-/// The first level reads bucket sums (`starts` non-null: `input` holds one
-/// XYZZ per key, `U_i = 0`, empty buckets read as the identity); later
-/// levels read the `(U, T)` pairs of the level before (`starts` null).
-/// Running sums are written over the input's `T` slots.
+/// The first level (`first_level != 0`) reads bucket sums (`input` holds
+/// one XYZZ per key, `U_i = 0`); later levels read the `(U, T)` pairs of
+/// the level before. Running sums are written over the input's `T` slots.
 ///
 /// # Safety
 /// `input` holds `outputs · 2^f` inputs of the described kind, `out` room
-/// for `2 · outputs` points; with `starts`, `outputs · 2^f + 1` starts.
+/// for `2 · outputs` points.
 #[inline(always)]
 pub unsafe fn merge<C: CurveConfig>(
     input: *mut u64,
-    starts: *const u32,
+    first_level: u32,
     in_m_log: u32,
     fan_log: u32,
     outputs: u32,
     out: *mut u64,
 ) {
     let limbs = xyzz_limbs::<C>();
-    let buckets = !starts.is_null();
+    let buckets = first_level != 0;
     let fan = 1usize << fan_log;
     let t_at = |i: usize| {
         if buckets {
@@ -93,7 +89,7 @@ pub unsafe fn merge<C: CurveConfig>(
         while q > 0 {
             q -= 1;
             let t = if buckets {
-                bucket::<C>(input, starts, (first + q) as u32)
+                bucket::<C>(input, (first + q) as u32)
             } else {
                 Xyzz::load(t_at(first + q))
             };
@@ -145,20 +141,19 @@ pub unsafe fn windows<C: CurveConfig>(top: *const u64, c: u32, windows: u32, win
 /// `blst_p1`/`blst_p2` layout) at `out`.
 ///
 /// # Safety
-/// `win` holds `windows` points; `sums`/`starts` the bucket sums and starts;
-/// `out` has room for one Jacobian point.
+/// `win` holds `windows` points, `sums` the bucket sums; `out` has room for
+/// one Jacobian point.
 #[inline(always)]
 pub unsafe fn finish<C: CurveConfig>(
     win: *const u64,
     windows: u32,
     sums: *const u64,
-    starts: *const u32,
     ones_key: u32,
     out: *mut u64,
 ) {
     let limbs = xyzz_limbs::<C>();
     for _ in indices(1) {
-        let mut acc = bucket::<C>(sums, starts, ones_key);
+        let mut acc = bucket::<C>(sums, ones_key);
         for w in 0..windows as usize {
             acc = acc.add(&Xyzz::load(win.add(w * limbs)));
         }

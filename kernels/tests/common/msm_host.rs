@@ -4,7 +4,7 @@
 
 use blstrs::Scalar;
 use cuzk_kernels::gpu::msm as k;
-use cuzk_kernels::msm::plan::{Curve, MsmConfig, MsmIo, MsmPlan, Sort, Step};
+use cuzk_kernels::msm::plan::{Carry, Curve, MsmConfig, MsmIo, MsmPlan, Sort, Step};
 use ff::{Field, PrimeField};
 use group::prime::PrimeCurveAffine;
 use group::{Curve as _, Group};
@@ -135,7 +135,7 @@ pub unsafe fn exec(curve: Curve, step: Step) {
             } else {
                 k::msm_g2_merge
             };
-            f(p64(0), p32(1), u(2), u(3), u(4), p64(5))
+            f(p64(0), u(1), u(2), u(3), u(4), p64(5))
         }
         Step::Windows { .. } => {
             assert_eq!(n, 4);
@@ -147,13 +147,13 @@ pub unsafe fn exec(curve: Curve, step: Step) {
             f(p64(0), u(1), u(2), p64(3))
         }
         Step::Finish { .. } => {
-            assert_eq!(n, 6);
+            assert_eq!(n, 5);
             let f = if g1 {
                 k::msm_g1_finish
             } else {
                 k::msm_g2_finish
             };
-            f(p64(0), u(1), p64(2), p32(3), u(4), p64(5))
+            f(p64(0), u(1), p64(2), u(3), p64(4))
         }
     }
 }
@@ -234,6 +234,71 @@ where
         let starts = unsafe { std::slice::from_raw_parts(arena.as_ptr().add(at) as *const u32, len as usize) };
         let total = starts[plan.n_keys as usize];
         assert!(total <= plan.entries_max, "{total} entries sorted, plan bound {}", plan.entries_max);
+    }
+    from_limbs::<C::Projective>(&out)[0]
+}
+
+/// One call of an MSM that carries its buckets: scalars `start ..
+/// start + len` (and their density bits), of which `selected` take part
+/// (`general` of them at most neither 0 nor 1), paired with bases from
+/// `base_offset`.
+#[derive(Clone, Copy, Debug)]
+pub struct CarriedCall {
+    pub start: usize,
+    pub len: usize,
+    pub selected: usize,
+    pub general: Option<usize>,
+    pub base_offset: usize,
+}
+
+/// An MSM in `calls` that carry their buckets, through the plan on the
+/// host: every call planned for its own scalars with `config` (whose
+/// window must be set), in one arena that is poisoned again between calls
+/// everywhere but the bucket sums, so only those can carry anything.
+pub fn host_msm_carried<C: MsmCurve>(
+    bases: &[C::Affine],
+    scalars: &[Scalar],
+    density: Option<&[u64]>,
+    calls: &[CarriedCall],
+    config: &MsmConfig,
+) -> C::Projective
+where
+    C::Affine: Pod,
+{
+    assert!(config.window_bits > 0, "carried calls share one window");
+    let plans: Vec<MsmPlan> = calls
+        .iter()
+        .map(|call| MsmPlan::for_witness(call.len, call.selected, call.general, C::CURVE, config).expect("plan"))
+        .collect();
+    for p in &plans {
+        assert!(p.carries_with(&plans[0]), "calls of one window carry into each other");
+    }
+    let words = plans.iter().map(MsmPlan::scratch_words).max().unwrap_or(1);
+    let sums_end = plans[0].layout.sums + plans[0].n_keys as usize * C::CURVE.xyzz_limbs();
+    let mut arena = vec![0xa5a5_a5a5_a5a5_a5a5u64; words];
+    let base_limbs = limbs(bases);
+    let scalar_limbs = limbs(scalars);
+    let density: Option<Vec<u64>> = density.map(|d| d.to_vec());
+    let mut out = vec![0xdead_beefu64; C::CURVE.jacobian_limbs()];
+    for (k, (call, plan)) in calls.iter().zip(&plans).enumerate() {
+        assert_eq!(call.start % 64, 0, "a call's density bits start on a word");
+        arena[sums_end..].fill(0x5a5a_5a5a_5a5a_5a5a);
+        let io = MsmIo {
+            bases: base_limbs.as_ptr() as u64,
+            n_bases: bases.len() as u32,
+            base_offset: call.base_offset as u32,
+            // SAFETY (of the offsets): the call's scalars and density words
+            // lie in the slices.
+            scalars: scalar_limbs[call.start * 4..].as_ptr() as u64,
+            density: density.as_ref().map_or(0, |d| d[call.start / 64..].as_ptr() as u64),
+            out: out.as_mut_ptr() as u64,
+        };
+        plan.carried_steps::<()>(&io, arena.as_mut_ptr() as u64, Carry::of(k, calls.len()), |step| {
+            // SAFETY: the plan sizes every buffer; inputs live until here.
+            unsafe { exec(C::CURVE, step) };
+            Ok(())
+        })
+        .unwrap();
     }
     from_limbs::<C::Projective>(&out)[0]
 }

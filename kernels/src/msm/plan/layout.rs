@@ -40,7 +40,7 @@ pub struct Layout {
     pub item_keys: [usize; 2],
     pub item_points: [usize; 2],
     pub item_capacity: [u32; 2],
-    /// `n_keys` bucket sums (XYZZ).
+    /// `n_keys` bucket sums (XYZZ), first in the arena (see `Carry`).
     pub sums: usize,
     /// Each merge level's `2 · outputs` `(U, T)` points (XYZZ).
     pub merged: [usize; MAX_REDUCE_LEVELS],

@@ -17,10 +17,12 @@ use crate::layout::{
     G2_XYZZ_LIMBS,
 };
 
+mod carry;
 mod config;
 mod layout;
 mod steps;
 
+pub use carry::*;
 pub use config::*;
 pub use layout::*;
 pub use steps::*;
@@ -242,6 +244,10 @@ impl MsmPlan {
         let density_words = (n as u32).div_ceil(64);
         let xyzz = curve.xyzz_limbs();
         let mut bump = Bump(0);
+        // The bucket sums first: at the same place for every call of one
+        // window and set count, so calls can carry them (`Carry`), and
+        // outside the sort's and batch scratch's aliases below.
+        let sums = bump.take(n_keys as usize * xyzz);
         let starts = bump.scan(n_keys + 1);
         let cursor = bump.take_u32(n_keys as usize + 1);
         let prefix = bump.scan(density_words);
@@ -257,7 +263,6 @@ impl MsmPlan {
             bump.take(capacity[0] as usize * xyzz),
             bump.take(capacity[1] as usize * xyzz),
         ];
-        let sums = bump.take(n_keys as usize * xyzz);
         let reduction = bump.0;
         let mut merged = [0; MAX_REDUCE_LEVELS];
         for (at, level) in merged.iter_mut().zip(&merges[..n_merges]) {
@@ -346,6 +351,20 @@ impl MsmPlan {
         &self,
         io: &MsmIo,
         arena: u64,
+        f: impl FnMut(Step) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.carried_steps(io, arena, Carry::WHOLE, f)
+    }
+
+    /// [`Self::steps`] of one call of an MSM whose calls carry their
+    /// buckets (see [`Carry`]): the first sets the bucket sums to the
+    /// identity, each adds its scalars' entries into them, and only the
+    /// last reduces them and writes `io.out`.
+    pub fn carried_steps<E>(
+        &self,
+        io: &MsmIo,
+        arena: u64,
+        carry: Carry,
         mut f: impl FnMut(Step) -> Result<(), E>,
     ) -> Result<(), E> {
         let at = |words: usize| arena + 8 * words as u64;
@@ -353,6 +372,13 @@ impl MsmPlan {
         let scan =
             |s: &ScanLayout, f: &mut dyn FnMut(Step) -> Result<(), E>| scan_steps(s, arena, f);
 
+        let sums = at(l.sums);
+        if carry.first {
+            f(Step::ZeroU32 {
+                dst: sums,
+                len: self.n_keys as usize * self.curve.xyzz_limbs() * 2,
+            })?;
+        }
         let prefix = at(l.prefix.levels[0].0);
         if io.density != 0 {
             f(Step::Popcount {
@@ -454,7 +480,6 @@ impl MsmPlan {
             }
         }
 
-        let sums = at(l.sums);
         let keys = |b: usize| at(l.item_keys[b]);
         let points = |b: usize| at(l.item_points[b]);
         match self.batch {
@@ -501,13 +526,16 @@ impl MsmPlan {
             })?;
         }
 
+        if !carry.last {
+            return Ok(());
+        }
         let win = at(l.win);
         let mut input = sums;
         for (k, level) in self.merges[..self.n_merges].iter().enumerate() {
             let out = at(l.merged[k]);
             f(Step::Merge {
                 input,
-                starts: if k == 0 { starts } else { 0 },
+                first_level: k == 0,
                 level: *level,
                 out,
             })?;
@@ -525,7 +553,6 @@ impl MsmPlan {
             win,
             windows: self.sets,
             sums,
-            starts,
             ones_key: self.ones_key,
             out: io.out,
         })

@@ -151,10 +151,10 @@ pub enum Step {
         sums: u64,
         last: bool,
     },
-    /// A merge level; `starts` is 0 except for the first (bucket) level.
+    /// A merge level; the first reads the bucket sums.
     Merge {
         input: u64,
-        starts: u64,
+        first_level: bool,
         level: MergeLevel,
         out: u64,
     },
@@ -169,7 +169,6 @@ pub enum Step {
         win: u64,
         windows: u32,
         sums: u64,
-        starts: u64,
         ones_key: u32,
         out: u64,
     },
@@ -389,12 +388,12 @@ impl Step {
             ]),
             Step::Merge {
                 input,
-                starts,
+                first_level,
                 level,
                 out,
             } => args(&[
                 *input,
-                *starts,
+                *first_level as u64,
                 level.in_m_log as u64,
                 level.fan_log as u64,
                 level.outputs as u64,
@@ -410,14 +409,12 @@ impl Step {
                 win,
                 windows,
                 sums,
-                starts,
                 ones_key,
                 out,
             } => args(&[
                 *win,
                 *windows as u64,
                 *sums,
-                *starts,
                 *ones_key as u64,
                 *out,
             ]),
