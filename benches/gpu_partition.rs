@@ -7,7 +7,7 @@
 //! but the prover does exactly the work of a real partition.
 //!
 //! Usage: `bench-gpu_partition [--constraints N] [--aux N] [--inputs N]
-//! [--proofs N] [--workers N[,N…]] [--pinned N] [--sharing auto|serial|interleaved]
+//! [--proofs N] [--workers N[,N…]] [--pinned N] [--producer] [--sharing auto|serial|interleaved]
 //! [--compiled] [--raw-witness] [--synthesis N] [--params-file PATH]
 //! [--devices N[,N…]] [--vram-limit GiB[,GiB…]]` (default: GPU 0).
 //! For each worker count (default 1 and 2, one prover after the other on
@@ -18,7 +18,11 @@
 //! GPU's compute and copy engines were. Each worker copies the assignment
 //! into one of the prover's reusable pinned witness buffers before staging
 //! it, as synthesis would write it (the first job per worker is copied
-//! before the clock starts). `RUST_LOG=cuzk=debug` also logs each MSM's
+//! before the clock starts). With `--producer` a thread of its own writes
+//! the next witness while the workers prove, as a synthesis pipeline does,
+//! one job ahead (the provers then keep a pinned buffer per worker and one
+//! more, unless `--pinned` says otherwise): a lone worker's steady state
+//! then leaves out the copy, not its pre-stage. `RUST_LOG=cuzk=debug` also logs each MSM's
 //! device time and each upload. Without a GPU it prints why and exits 0.
 //!
 //! `--compiled` proves through a compiled circuit instead: a random one of
@@ -40,7 +44,8 @@
 //! level in turn (`ProverConfig::msm_accumulation`; affine: batch-affine
 //! additions, `K` streams per thread).
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc::TrySendError;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -79,6 +84,7 @@ struct Args {
     proofs: usize,
     workers: Vec<usize>,
     pinned: Option<usize>,
+    producer: bool,
     sharing: ComputeSharing,
     compiled: bool,
     raw_witness: bool,
@@ -97,6 +103,7 @@ fn parse_args() -> Args {
         proofs: 1,
         workers: vec![1, 2],
         pinned: None,
+        producer: false,
         sharing: ComputeSharing::Auto,
         compiled: false,
         raw_witness: false,
@@ -117,6 +124,7 @@ fn parse_args() -> Args {
             "--proofs" => args.proofs = number(&value()).max(1),
             "--workers" => args.workers = value().split(',').map(|w| number(w).max(1)).collect(),
             "--pinned" => args.pinned = Some(number(&value())),
+            "--producer" => args.producer = true,
             "--compiled" => args.compiled = true,
             "--raw-witness" => args.raw_witness = true,
             "--synthesis" => args.synthesis = number(&value()),
@@ -201,7 +209,7 @@ fn main() {
             devices: args.devices.clone(),
             check_satisfied: false,
             compute_sharing: args.sharing,
-            pinned_witnesses: args.pinned,
+            pinned_witnesses: args.pinned.or(args.producer.then_some(workers + 1)),
             // Random bases: the proofs cannot verify.
             verify_proofs: Some(false),
             witness_classes: !args.raw_witness,
@@ -220,7 +228,7 @@ fn main() {
         }
         alone(&prover, &source);
         if args.proofs > 1 {
-            steady.push((workers, pipelined(&prover, &source, args.proofs)));
+            steady.push((workers, pipelined(&prover, &source, args.proofs, args.producer)));
         }
     }
     if let [(w1, one), .., (wn, many)] = steady[..] {
@@ -309,26 +317,60 @@ fn alone(prover: &Prover, source: &Source) {
     }
 }
 
-/// `proofs` proofs over all workers; returns the steady-state seconds per proof.
-fn pipelined(prover: &Prover, source: &Source, proofs: usize) -> f64 {
+/// `proofs` proofs over all workers, their jobs made by the workers
+/// themselves or, with `producer`, by a thread of its own one job ahead;
+/// returns the steady-state seconds per proof.
+fn pipelined(prover: &Prover, source: &Source, proofs: usize, producer: bool) -> f64 {
     let mut rng = rand::thread_rng();
     // One job per worker ready before the clock starts; the rest are copied
-    // by the workers into the buffers their staged jobs free.
+    // into the buffers staged jobs free, by the workers or the producer.
     let ready: Vec<_> = (0..prover.workers().min(proofs)).map(|_| source.job(prover, &mut rng)).collect();
     let ready = Mutex::new(ready);
     let to_make = AtomicUsize::new(proofs - ready.lock().unwrap().len());
     let done: Mutex<Vec<PhaseTimings>> = Mutex::new(Vec::new());
     let plain = AtomicUsize::new(0);
+    // A rendezvous channel: the producer writes one job ahead and hands it
+    // to whichever worker asks first.
+    let (to_workers, made) = std::sync::mpsc::sync_channel(0);
+    let made = Mutex::new(made);
+    let failed = AtomicBool::new(false);
     let t0 = Instant::now();
     std::thread::scope(|s| {
+        if producer {
+            let to_make = to_make.swap(0, Ordering::SeqCst);
+            let failed = &failed;
+            s.spawn(move || {
+                let mut rng = rand::thread_rng();
+                for _ in 0..to_make {
+                    let mut job = source.job(prover, &mut rng);
+                    // Handed over when a worker asks; given up if one died.
+                    loop {
+                        match to_workers.try_send(job) {
+                            Ok(()) => break,
+                            Err(TrySendError::Full(back)) if !failed.load(Ordering::SeqCst) => {
+                                job = back;
+                                std::thread::sleep(Duration::from_millis(1));
+                            }
+                            Err(_) => return,
+                        }
+                    }
+                }
+            });
+        } else {
+            drop(to_workers);
+        }
         for _ in 0..prover.workers() {
             s.spawn(|| {
+                let _flag = PanicFlag(&failed);
                 let mut rng = rand::thread_rng();
                 loop {
                     let job = match ready.lock().unwrap().pop() {
                         Some(job) => job,
                         None if to_make.fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1)).is_ok() => source.job(prover, &mut rng),
-                        None => break,
+                        None => match made.lock().unwrap().recv() {
+                            Ok(job) => job,
+                            Err(_) => break,
+                        },
                     };
                     if !job.is_pooled() {
                         plain.fetch_add(1, Ordering::Relaxed);
@@ -370,3 +412,14 @@ fn pipelined(prover: &Prover, source: &Source, proofs: usize) -> f64 {
     interval
 }
 
+/// Raises its flag when the thread holding it panics (so a producer stops
+/// waiting for a worker that is gone).
+struct PanicFlag<'a>(&'a AtomicBool);
+
+impl Drop for PanicFlag<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.store(true, Ordering::SeqCst);
+        }
+    }
+}
