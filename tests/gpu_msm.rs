@@ -464,7 +464,7 @@ fn async_calls_share_one_arena_on_one_stream() {
 /// aligned ranges, each planned for its own scalars at one window, one
 /// arena on one stream, only the last writing the result; random scalars
 /// (H) at the whole MSM's window and witness scalars with a density and
-/// base offset, G1 and G2, XYZZ and batch-affine accumulation.
+/// base offset, G1 and G2, both sorts.
 #[test]
 fn carried_calls_match_blst() {
     let Some(gpu) = common::gpu_or_skip("carried_calls_match_blst") else { return };
@@ -477,19 +477,19 @@ fn carried_calls_match_blst() {
     let bases2 = GpuBases::upload_g2(&gpu, &host2).unwrap();
     // (curve, n, call size, window, witness scalars, density fraction, accumulation)
     let cases = [
-        (MsmCurve::G1, 1 << 22, 1 << 18, 20, false, None, Accumulation::Xyzz),
-        (MsmCurve::G1, (1 << 22) - 1, 1 << 20, 18, false, None, Accumulation::Xyzz),
-        (MsmCurve::G1, 300_000, 1 << 16, 16, false, None, Accumulation::BatchAffine { streams: 0 }),
-        (MsmCurve::G1, 1 << 20, 1 << 18, 16, true, Some(0.997), Accumulation::Xyzz),
-        (MsmCurve::G1, 1 << 20, 1 << 17, 12, true, Some(0.254), Accumulation::Xyzz),
-        (MsmCurve::G2, 1 << 18, 1 << 16, 16, false, None, Accumulation::Xyzz),
-        (MsmCurve::G2, 1 << 18, 1 << 15, 13, true, Some(0.254), Accumulation::Xyzz),
+        (MsmCurve::G1, 1 << 22, 1 << 18, 20, false, None, Sort::Counted),
+        (MsmCurve::G1, (1 << 22) - 1, 1 << 20, 18, false, None, Sort::Counted),
+        (MsmCurve::G1, 300_000, 1 << 16, 16, false, None, Sort::Padded { cap_log: 0 }),
+        (MsmCurve::G1, 1 << 20, 1 << 18, 16, true, Some(0.997), Sort::Counted),
+        (MsmCurve::G1, 1 << 20, 1 << 17, 12, true, Some(0.254), Sort::Counted),
+        (MsmCurve::G2, 1 << 18, 1 << 16, 16, false, None, Sort::Counted),
+        (MsmCurve::G2, 1 << 18, 1 << 15, 13, true, Some(0.254), Sort::Padded { cap_log: 0 }),
     ];
-    for (curve, n, size, c, witness, fraction, accumulation) in cases {
+    for (curve, n, size, c, witness, fraction, sort) in cases {
         let s = if witness { mostly_zero_one(&mut rng, n) } else { random_scalars(&mut rng, n) };
         let d = fraction.map(|p| random_density(&mut rng, n, p));
         let offset = if d.is_some() { 7 } else { 0 };
-        let config = MsmConfig { window_bits: c, accumulation, ..MsmConfig::default() };
+        let config = MsmConfig { window_bits: c, sort, ..MsmConfig::default() };
         let starts: Vec<usize> = (0..n).step_by(size).collect();
         let take = |i: usize| d.as_ref().is_none_or(|d| d.get(i));
         let calls: Vec<(usize, usize, usize, usize)> = starts
@@ -527,7 +527,7 @@ fn carried_calls_match_blst() {
         let mut words = vec![0u64; curve.jacobian_limbs()];
         out.copy_to(&mut words[..]).unwrap();
         let bytes = to_bytes(&s);
-        let what = format!("{curve:?} {n} in {} carried calls at c = {c}, witness {witness}, density {fraction:?}, {accumulation:?}", calls.len());
+        let what = format!("{curve:?} {n} in {} carried calls at c = {c}, witness {witness}, density {fraction:?}, {sort:?}", calls.len());
         match curve {
             MsmCurve::G1 => {
                 let want = match &d { Some(d) => cpu_g1(&host[offset..], &select_dense(d, &bytes)), None => cpu_g1(&host[..n], &bytes) };
@@ -546,6 +546,9 @@ fn carried_calls_match_blst() {
     let input = MsmInput { scalars: buf.as_device_ptr(), n: 1, density: None, base_offset: 0, general: None };
     let err = unsafe { msm_carried(&gpu, &stream, &bases, &input, &MsmConfig::default(), &mut arena, buf.as_device_ptr(), Carry::of(0, 2)) };
     assert!(err.is_err(), "carried calls need a set window");
+    let batch = MsmConfig { window_bits: 8, accumulation: Accumulation::BatchAffine { streams: 0 }, ..MsmConfig::default() };
+    let err = unsafe { msm_carried(&gpu, &stream, &bases, &input, &batch, &mut arena, buf.as_device_ptr(), Carry::of(0, 2)) };
+    assert!(err.is_err(), "the batch-affine first level does not carry");
 }
 
 /// Precomputed tables made on the GPU (`GpuBases::upload_*_tables`):

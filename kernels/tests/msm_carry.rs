@@ -79,15 +79,15 @@ fn random_scalars_in_carried_calls_match_blstrs() {
         let b = bases::<G1>(&mut rng, n);
         let s = scalars(&mut rng, n);
         let calls = calls_of(n, &sizes, None, &s, false, 0);
-        for (sort, acc) in [(Sort::Counted, Accumulation::Xyzz), (random_sort(&mut rng), Accumulation::Xyzz), (Sort::Counted, Accumulation::BatchAffine { streams: 4 })] {
-            check::<G1>("G1 random", seed, &b, 0, &s, None, &calls, &config(c, sort, acc));
+        for sort in [Sort::Counted, random_sort(&mut rng)] {
+            check::<G1>("G1 random", seed, &b, 0, &s, None, &calls, &config(c, sort, Accumulation::Xyzz));
         }
     }
     let n = 300;
     let b = bases::<G2>(&mut rng, n);
     let s = scalars(&mut rng, n);
-    for acc in [Accumulation::Xyzz, Accumulation::BatchAffine { streams: 4 }] {
-        check::<G2>("G2 random", seed, &b, 0, &s, None, &calls_of(n, &[64, 128], None, &s, false, 0), &config(6, Sort::Counted, acc));
+    for sort in [Sort::Counted, random_sort(&mut rng)] {
+        check::<G2>("G2 random", seed, &b, 0, &s, None, &calls_of(n, &[64, 128], None, &s, false, 0), &config(6, sort, Accumulation::Xyzz));
     }
 }
 
@@ -155,6 +155,9 @@ fn calls_carry_only_between_plans_of_one_window() {
     assert!(!at(1 << 20, 16).carries_with(&at(1 << 20, 17)));
     let g2 = MsmPlan::for_witness(1000, 1000, None, Curve::G2, &MsmConfig { window_bits: 16, ..MsmConfig::default() }).unwrap();
     assert!(!at(1000, 16).carries_with(&g2));
+    // The batch-affine first level's runs are affine: it does not carry.
+    let batch = MsmPlan::for_witness(1000, 1000, None, Curve::G1, &MsmConfig { window_bits: 16, accumulation: Accumulation::BatchAffine { streams: 0 }, ..MsmConfig::default() }).unwrap();
+    assert!(!batch.carries_with(&batch) && !at(1000, 16).carries_with(&batch));
     // The bucket sums lie first, whatever else the plan holds.
     assert_eq!(at(1 << 20, 16).layout.sums, 0);
     assert_eq!((Carry::of(0, 3), Carry::of(2, 3), Carry::of(0, 1)), (Carry { first: true, last: false }, Carry { first: false, last: true }, Carry::WHOLE));
@@ -162,7 +165,7 @@ fn calls_carry_only_between_plans_of_one_window() {
 
 /// A 32 GiB partition's H MSM (2^27 − 1 random scalars) in 16 calls of
 /// 2^23 keeps the whole MSM's 20-bit window, and the model puts it about
-/// 10% above one call where separate calls (16 bits, each reduced) are
+/// 6% above one call where separate calls (16 bits, each reduced) are
 /// 23% above; in 1024 calls the window comes down.
 #[test]
 fn the_model_keeps_the_whole_window_for_an_h_msm_in_pieces() {
@@ -181,7 +184,8 @@ fn the_model_keeps_the_whole_window_for_an_h_msm_in_pieces() {
     let one = carried_cost(c_whole, &whole);
     let carried = carried_cost(20, &sixteen) / one;
     let separate = separate_cost(&sixteen) / one;
-    assert!(carried > 1.0 && carried < 1.12 && separate > 1.2, "carried {carried}, separate {separate}");
+    println!("H in 16 calls against one: carried {carried:.3}, separate {separate:.3}");
+    assert!(carried > 1.0 && carried < 1.1 && separate > 1.2, "carried {carried}, separate {separate}");
     assert!(carried_window_bits(&pieces(1 << 17), |_| true).unwrap() < 20);
     // What does not fit is not chosen; nothing fits: no window.
     assert_eq!(carried_window_bits(&sixteen, |c| c <= 18), Some(18));

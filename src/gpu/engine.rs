@@ -45,7 +45,7 @@ use super::compute_order::{ComputeOrder, Marker};
 
 use super::elementwise::scalar_limbs;
 use super::host_bases::HostBases;
-use super::msm::{msm_at, params_query_words, BasesAt, Carry, DeviceDensity, GpuBases, MsmConfig, MsmInput, MsmPlan};
+use super::msm::{msm_at, params_query_words, Accumulation, BasesAt, Carry, DeviceDensity, GpuBases, MsmConfig, MsmInput, MsmPlan};
 use super::streamed_msm::Ring;
 use super::ntt::GpuNtt;
 use cuzk_kernels::ntt::TableLayout;
@@ -985,7 +985,7 @@ impl GpuEngine {
             let calls = match self.plan.msm_chunk {
                 Some(chunk) => {
                     let cap = matches!(shared.bases(msm.query())?, QueryBases::Streamed(_)).then(|| msm.piece_scalars(chunk));
-                    msm_calls(list, cap, general, |p, c| {
+                    msm_calls(list, cap, self.msm_config.accumulation == Accumulation::Xyzz, general, |p, c| {
                         let config = MsmConfig { window_bits: c, ..self.msm_config };
                         MsmPlan::for_witness(p.n, p.selected, general(p), msm.curve(), &config).is_ok_and(|plan| plan.scratch_words() <= self.arena_words)
                     })
@@ -1042,7 +1042,7 @@ impl GpuEngine {
                     }
                 }
                 // Carried calls share one window by construction; a call
-                // that does not would have added into other buckets.
+                // that does not would have started from other buckets' sums.
                 if calls.carried.is_some() && !first_plan.get_or_insert(plan).carries_with(&plan) {
                     return Err(ProverError::Config(format!("{msm:?} MSM: call {i} at window {} cannot carry the buckets of window {}", plan.c, first_plan.map_or(0, |p| p.c))));
                 }

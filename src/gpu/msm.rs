@@ -314,9 +314,9 @@ pub unsafe fn msm_g2(
 /// (`cuzk_kernels::msm::plan::Carry`): each call adds its scalars' entries
 /// into the bucket sums at the start of `arena`, the first sets them to
 /// the identity, and the last reduces them and writes the whole MSM's
-/// result to `out` (`bases`' curve). Every call must take the same window:
-/// `config.window_bits` set, as the prover does when an MSM's bases or
-/// arena hold only a piece.
+/// result to `out` (`bases`' curve). Every call must take the same window
+/// (`config.window_bits` set, as the prover does when an MSM's bases or
+/// arena hold only a piece) and the XYZZ first level.
 ///
 /// # Safety
 /// As for [`msm_g1`]; the calls of one MSM run in order on one stream
@@ -332,8 +332,8 @@ pub unsafe fn msm_carried(
     out: DevicePointer<u64>,
     carry: Carry,
 ) -> Result<MsmPlan, ProverError> {
-    if config.window_bits == 0 && carry != Carry::WHOLE {
-        return Err(ProverError::Config("calls that carry their buckets need one set window (MsmConfig::window_bits)".into()));
+    if carry != Carry::WHOLE && (config.window_bits == 0 || config.accumulation != Accumulation::Xyzz) {
+        return Err(ProverError::Config("calls that carry their buckets need one set window (MsmConfig::window_bits) and the XYZZ first level".into()));
     }
     msm_enqueue(gpu, stream, bases.curve, bases.at(), input, config, arena, out, carry, &mut |_| Ok(()))
 }

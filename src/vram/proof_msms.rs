@@ -301,14 +301,15 @@ pub struct MsmCalls {
 /// the model (`carried_cost`, `separate_cost`) puts lower. `general`: at
 /// most how many of a piece's selected scalars are neither 0 nor 1 (`None`:
 /// all of them); `fits(piece, c)`: whether its plan at window `c` (0: its
-/// own) fits the arena. Pieces that select nothing are left out.
-pub fn msm_calls(units: Vec<Piece>, cap: Option<usize>, general: impl Fn(&Piece) -> Option<usize>, fits: impl Fn(&Piece, u32) -> bool) -> MsmCalls {
+/// own) fits the arena; `may_carry`: whether the MSMs' plans can carry
+/// (the XYZZ first level). Pieces that select nothing are left out.
+pub fn msm_calls(units: Vec<Piece>, cap: Option<usize>, may_carry: bool, general: impl Fn(&Piece) -> Option<usize>, fits: impl Fn(&Piece, u32) -> bool) -> MsmCalls {
     let scalars = |list: &[Piece]| -> Vec<CallScalars> {
         list.iter().map(|p| CallScalars { selected: p.selected as u64, general: general(p).unwrap_or(p.selected).min(p.selected) as u64 }).collect()
     };
     let selecting = |list: Vec<Piece>| -> Vec<Piece> { list.into_iter().filter(|p| p.selected > 0).collect() };
     let separate = selecting(merge_pieces(units.clone(), cap, |p| fits(p, 0)));
-    if separate.len() <= 1 {
+    if separate.len() <= 1 || !may_carry {
         return MsmCalls { pieces: separate, carried: None };
     }
     let general_total: u64 = scalars(&separate).iter().map(|c| c.general).sum();

@@ -251,7 +251,9 @@ fn msm_calls_cover_every_scalar_once_and_carry_only_what_fits() {
                 };
                 let most = msm.piece_scalars(chunk);
                 let cap = Some(most);
-                let calls = msm_calls(units.clone(), cap, general, fits);
+                let calls = msm_calls(units.clone(), cap, true, general, fits);
+                // A first level that cannot carry: separate calls.
+                assert_eq!(msm_calls(units.clone(), cap, false, general, fits).carried, None);
                 let (mut scalar, mut base) = (0, 10);
                 for p in &calls.pieces {
                     assert!(p.scalar_start >= scalar && p.selected > 0 && p.selected <= most, "{msm:?} {p:?}");
@@ -293,7 +295,7 @@ fn a_32g_partitions_h_msm_carries_its_buckets_in_16_calls() {
     for (carried, window) in [(true, Some(20)), (false, None)] {
         let arena = needs.arena_words(Some(chunk), carried).unwrap();
         let fits = |p: &Piece, c: u32| MsmPlan::for_witness(p.n, p.selected, None, ProofMsm::H.curve(), &MsmConfig { window_bits: c, ..MsmConfig::default() }).is_ok_and(|plan| plan.scratch_words() <= arena);
-        let calls = msm_calls(units.clone(), Some(chunk), |_| None, fits);
+        let calls = msm_calls(units.clone(), Some(chunk), true, |_| None, fits);
         eprintln!("arena {} MiB: {} calls, carried at {:?}", arena >> 17, calls.pieces.len(), calls.carried);
         assert_eq!(calls.pieces.len(), 16);
         match window {

@@ -16,11 +16,17 @@
 //!
 //! So each bucket is stored exactly once, by whichever level first sees it
 //! strictly inside a chunk (or by the last level), whatever its size, and
-//! every thread does at most `L` additions per level. A store adds the run
-//! into `sums[key]` ([`add_into`]): the plan sets the sums to the identity
-//! before an MSM's first call, so buckets without entries read as the
-//! identity, and an MSM in several calls (pieces of its scalars and bases)
-//! carries its buckets from one call to the next and reduces them once.
+//! every thread does at most `L` additions per level.
+//!
+//! Level 0 starts the run that holds a bucket's first entry from the
+//! bucket's sum as it is (`sums[key]`) instead of the identity, and every
+//! other run from the identity, so what is stored is the old sum plus the
+//! bucket's entries. The plan sets the sums to the identity before an MSM,
+//! so buckets without entries read as the identity; an MSM in several
+//! calls (pieces of its scalars and bases) carries its buckets from one
+//! call to the next and reduces them once (`plan::Carry`). Only the thread
+//! that holds a bucket's first entry reads its sum, before anything in the
+//! same call stores it.
 //!
 //! Chunks past the last entry emit [`SENTINEL`] items, which sort after
 //! every bucket and are dropped.
@@ -33,16 +39,6 @@ use crate::mem::Limbs;
 #[inline(always)]
 pub(super) fn xyzz_limbs<C: CurveConfig>() -> usize {
     <Xyzz<C> as Limbs>::LIMBS
-}
-
-/// Adds a bucket's run into its sum: `sums[key] += acc`. One thread per
-/// bucket and call (see the module docs), so no atomics. Not inlined: the
-/// full addition runs once per bucket, and kept apart it leaves the
-/// register allocation of the hot per-entry loops as it was.
-#[inline(never)]
-pub(super) unsafe fn add_into<C: CurveConfig>(sums: *mut u64, key: u32, acc: &Xyzz<C>) {
-    let at = sums.add(key as usize * xyzz_limbs::<C>());
-    acc.add(&Xyzz::<C>::load(at)).store(at);
 }
 
 /// Stores item `slot` of the next level: `key` with `acc`, or a point-less
@@ -83,8 +79,8 @@ pub(super) unsafe fn bucket_of(starts: *const u32, n_keys: u32, p: u32) -> u32 {
 /// Level 0: chunks of `chunk` sorted entries, `threads` of them.
 ///
 /// `starts` holds `n_keys + 1` bucket starts (`starts[n_keys]` = number of
-/// entries); `bases` the affine bases; `sums` one XYZZ per key, which the
-/// runs are added into.
+/// entries); `bases` the affine bases; `sums` one XYZZ per key, which a
+/// bucket's first run starts from (see the module docs).
 ///
 /// With `PREFETCH` the next entry's base is loaded before the current one
 /// is added, so its memory latency overlaps an addition (costs one affine
@@ -137,7 +133,11 @@ pub unsafe fn level0<C: CurveConfig, const PREFETCH: bool>(
         let mut key = bucket_of(starts, n_keys, p0);
         let mut run_end = *starts.add(key as usize + 1);
         let mut first = true;
-        let mut acc = Xyzz::<C>::IDENTITY;
+        let mut acc = if *starts.add(key as usize) == p0 {
+            Xyzz::<C>::load(sums.add(key as usize * xyzz_limbs::<C>()))
+        } else {
+            Xyzz::<C>::IDENTITY
+        };
         let mut next = if PREFETCH {
             fetch(p0)
         } else {
@@ -158,15 +158,16 @@ pub unsafe fn level0<C: CurveConfig, const PREFETCH: bool>(
                     emit(out_keys, out_points, 2 * t, key, &acc);
                     first = false;
                 } else {
-                    add_into(sums, key, &acc);
+                    acc.store(sums.add(key as usize * xyzz_limbs::<C>()));
                 }
-                acc = Xyzz::<C>::IDENTITY;
-                // Next non-empty bucket (p < total, so one exists).
+                // Next non-empty bucket (p < total, so one exists), whose
+                // first entry is `p`: its run starts from its sum.
                 key += 1;
                 while *starts.add(key as usize + 1) <= p {
                     key += 1;
                 }
                 run_end = *starts.add(key as usize + 1);
+                acc = Xyzz::<C>::load(sums.add(key as usize * xyzz_limbs::<C>()));
             }
             acc = acc.add_affine(&if negative { base.neg() } else { base });
         }
@@ -218,12 +219,12 @@ pub unsafe fn level<C: CurveConfig>(
             if k & KEY_MASK != key {
                 // A run ends inside the chunk.
                 if last != 0 {
-                    add_into(sums, key, &acc);
+                    acc.store(sums.add(key as usize * limbs));
                 } else if first {
                     emit(out_keys, out_points, 2 * t, key, &acc);
                 } else {
                     // A middle run; never the sentinel, which sorts last.
-                    add_into(sums, key, &acc);
+                    acc.store(sums.add(key as usize * limbs));
                 }
                 first = false;
                 key = k & KEY_MASK;
@@ -236,7 +237,7 @@ pub unsafe fn level<C: CurveConfig>(
         // The chunk's last run.
         if last != 0 {
             if key != KEY_MASK {
-                add_into(sums, key, &acc);
+                acc.store(sums.add(key as usize * limbs));
             }
         } else if first {
             emit(out_keys, out_points, 2 * t, key, &acc);

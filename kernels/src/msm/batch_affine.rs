@@ -34,7 +34,7 @@
 //! empty accumulator takes the point, and `P = −A` empties it. `P = A`
 //! enters as a doubling (denominator `2y`).
 
-use super::accumulate::{add_into, bucket_of, emit};
+use super::accumulate::{bucket_of, emit, xyzz_limbs};
 use super::{EMPTY, NEG, SENTINEL};
 use crate::ec::{Affine, CurveConfig, Xyzz};
 use crate::ff::Field;
@@ -144,7 +144,7 @@ pub unsafe fn level0<C: CurveConfig>(
                     if s & FIRST != 0 {
                         sum.store(first_of(j));
                     } else {
-                        add_into(sums, key, &Xyzz::from_affine(&sum));
+                        Xyzz::from_affine(&sum).store(sums.add(key as usize * xyzz_limbs::<C>()));
                     }
                     key += 1;
                     while *starts.add(key as usize + 1) <= p {
@@ -310,7 +310,7 @@ impl<C: CurveConfig> RunMerge<C> {
                 emit(out_keys, out_points, self.slot, self.key, &self.sum);
                 self.first = false;
             } else {
-                add_into(sums, self.key, &self.sum);
+                self.sum.store(sums.add(self.key as usize * xyzz_limbs::<C>()));
             }
         }
         self.started = true;

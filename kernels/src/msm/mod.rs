@@ -27,9 +27,10 @@
 //! 3. **Bucket accumulation** ([`accumulate`]): a segmented reduction over
 //!    the sorted entries that is oblivious to bucket sizes. Thread `t` sums
 //!    a fixed-length chunk with XYZZ mixed additions; runs that lie strictly
-//!    inside the chunk are complete buckets and are added into their sums
-//!    (set to the identity before the MSM; an MSM in several calls keeps
-//!    them from call to call, `plan::Carry`), the first
+//!    inside the chunk are complete buckets and are stored (a bucket's
+//!    first run starts from its sum, set to the identity before the MSM;
+//!    an MSM in several calls keeps them from call to call, `plan::Carry`),
+//!    the first
 //!    and last run of the chunk are forwarded as `(key, partial)` items to
 //!    the next level, which reduces them the same way (full XYZZ additions)
 //!    until one thread is left. A bucket with a million entries is therefore

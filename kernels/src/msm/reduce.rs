@@ -43,9 +43,9 @@ fn xyzz_limbs<C: CurveConfig>() -> usize {
 }
 
 /// Bucket `key`'s sum. Every key is read: the sums start at the identity
-/// and accumulation adds into them (`accumulate::add_into`), so a bucket
-/// without entries holds the identity, and one carried through an MSM's
-/// calls holds all of them.
+/// and accumulation starts each bucket from its sum (`accumulate`), so a
+/// bucket without entries holds the identity, and one carried through an
+/// MSM's calls holds all of them.
 #[inline(always)]
 unsafe fn bucket<C: CurveConfig>(sums: *const u64, key: u32) -> Xyzz<C> {
     Xyzz::load(sums.add(key as usize * xyzz_limbs::<C>()))

@@ -2,12 +2,15 @@
 //! bases, when its arena or a staging buffer holds only a piece) that keep
 //! one set of bucket sums from call to call and reduce them once.
 //!
-//! Each call sorts and accumulates its own entries and adds them into the
-//! arena's bucket sums, which lie first in the arena at the same place for
-//! every plan of one window and set count. Against calls that each reduce
+//! Each call sorts and accumulates its own entries, its first level
+//! starting each bucket from the arena's bucket sum (`accumulate`), which
+//! lie first in the arena at the same place for every plan of one window
+//! and set count. The batch-affine first level does not (its runs are
+//! affine), so its plans do not carry. Against calls that each reduce
 //! their own buckets, the whole MSM keeps its own window (a 2^27 G1 MSM in
 //! 16 calls: 13 windows of 20 bits instead of 16 of 16 bits each) and pays
-//! one reduction, plus one full addition per bucket a call touches.
+//! one reduction, plus one mixed addition per bucket a call touches (its
+//! first entry goes onto the carried sum instead of starting the run).
 
 use super::*;
 
@@ -33,10 +36,13 @@ impl Carry {
 impl MsmPlan {
     /// Whether a call planned as `self` can carry its buckets into one
     /// planned as `other`: the same curve, window, bucket sets and tables,
-    /// so the same keys and the same bucket sums at the arena's start.
+    /// so the same keys and the same bucket sums at the arena's start, and
+    /// both with the XYZZ first level.
     pub fn carries_with(&self, other: &MsmPlan) -> bool {
-        (self.curve, self.c, self.windows, self.sets, self.tables, self.n_keys, self.layout.sums)
-            == (other.curve, other.c, other.windows, other.sets, other.tables, other.n_keys, other.layout.sums)
+        self.batch.is_none()
+            && other.batch.is_none()
+            && (self.curve, self.c, self.windows, self.sets, self.tables, self.n_keys, self.layout.sums)
+                == (other.curve, other.c, other.windows, other.sets, other.tables, other.n_keys, other.layout.sums)
     }
 }
 
@@ -48,8 +54,10 @@ pub struct CallScalars {
     pub general: u64,
 }
 
-/// A full XYZZ addition in mixed ones (12 M + 2 S against 8 M + 2 S).
-const FULL_ADDITION: f64 = 1.4;
+/// What a call adds per bucket it touches, in mixed additions: the
+/// bucket's first entry is added onto its carried sum (a load and one
+/// mixed addition) where a run otherwise starts from the entry itself.
+const CARRIED_BUCKET: f64 = 1.0;
 /// The reduction's mixed additions per bucket: about two full additions,
 /// counted as two mixed ones apiece (as in `default_window_bits`).
 const REDUCTION_PER_BUCKET: f64 = 4.0;
@@ -67,10 +75,10 @@ fn entries(c: u32, call: &CallScalars) -> f64 {
 }
 
 /// The modelled cost, in mixed additions, of `calls` at window `c` that
-/// carry their buckets: their entries, each call's additions into the
+/// carry their buckets: their entries, each call's carried sums of the
 /// buckets it touches, and one reduction.
 pub fn carried_cost(c: u32, calls: &[CallScalars]) -> f64 {
-    let adds: f64 = calls.iter().map(|call| entries(c, call) + FULL_ADDITION * buckets(c).min(entries(c, call))).sum();
+    let adds: f64 = calls.iter().map(|call| entries(c, call) + CARRIED_BUCKET * buckets(c).min(entries(c, call))).sum();
     adds + REDUCTION_PER_BUCKET * buckets(c)
 }
 

@@ -357,7 +357,8 @@ impl MsmPlan {
     }
 
     /// [`Self::steps`] of one call of an MSM whose calls carry their
-    /// buckets (see [`Carry`]): the first sets the bucket sums to the
+    /// buckets (see [`Carry`]; plans that [`carry with`](Self::carries_with)
+    /// each other, XYZZ first level): the first sets the bucket sums to the
     /// identity, each adds its scalars' entries into them, and only the
     /// last reduces them and writes `io.out`.
     pub fn carried_steps<E>(
