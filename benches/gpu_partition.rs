@@ -9,7 +9,7 @@
 //! Usage: `bench-gpu_partition [--constraints N] [--aux N] [--inputs N]
 //! [--proofs N] [--workers N[,N…]] [--pinned N] [--producer] [--sharing auto|serial|interleaved]
 //! [--compiled] [--raw-witness] [--synthesis N] [--params-file PATH]
-//! [--devices N[,N…]] [--vram-limit GiB[,GiB…]]` (default: GPU 0).
+//! [--devices N[,N…]] [--vram-limit GiB|free[,…]] [--carry on,off]` (default: GPU 0).
 //! For each worker count (default 1 and 2, one prover after the other on
 //! the same inputs) it prints two proofs on their own (per-phase timings),
 //! then, with `--proofs` > 1, that many proofs pipelined over the workers:
@@ -38,11 +38,14 @@
 //! making them in host memory (written first if missing), loaded straight
 //! to the GPU by each prover (`cuzk::ParamsFile`). `--vram-limit` builds
 //! the provers within each budget in turn (`ProverConfig::vram_limit`: a
-//! large GPU standing in for smaller ones): each prints its plan, and each
+//! large GPU standing in for smaller ones; `free`: the device's own free
+//! memory): each prints its plan, and each
 //! proof the bases it streamed and the copy engine's time for them.
 //! `--accumulation` builds the provers with each first MSM accumulation
 //! level in turn (`ProverConfig::msm_accumulation`; affine: batch-affine
-//! additions, `K` streams per thread).
+//! additions, `K` streams per thread). `--carry on,off` builds them with
+//! MSM calls carrying their buckets and without
+//! (`ProverConfig::msm_carried_buckets`), for a same-run comparison.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::TrySendError;
@@ -93,6 +96,7 @@ struct Args {
     devices: Vec<usize>,
     vram_limits: Vec<Option<u64>>,
     accumulations: Vec<MsmAccumulation>,
+    carries: Vec<bool>,
 }
 
 fn parse_args() -> Args {
@@ -112,6 +116,7 @@ fn parse_args() -> Args {
         devices: vec![0],
         vram_limits: vec![None],
         accumulations: vec![MsmAccumulation::Xyzz],
+        carries: vec![true],
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -130,7 +135,7 @@ fn parse_args() -> Args {
             "--synthesis" => args.synthesis = number(&value()),
             "--params-file" => args.params_file = Some(value().into()),
             "--devices" => args.devices = value().split(',').map(number).collect(),
-            "--vram-limit" => args.vram_limits = value().split(',').map(|g| Some(number(g) as u64 * (1 << 30))).collect(),
+            "--vram-limit" => args.vram_limits = value().split(',').map(|g| (g != "free").then(|| number(g) as u64 * (1 << 30))).collect(),
             "--accumulation" => {
                 args.accumulations = value()
                     .split(',')
@@ -139,6 +144,16 @@ fn parse_args() -> Args {
                         a => MsmAccumulation::BatchAffine {
                             streams: a.strip_prefix("affine").map(|k| if k.is_empty() { 0 } else { number(k) as u32 }).unwrap_or_else(|| panic!("--accumulation {a}: expected xyzz, affine or affineK")),
                         },
+                    })
+                    .collect()
+            }
+            "--carry" => {
+                args.carries = value()
+                    .split(',')
+                    .map(|v| match v {
+                        "on" => true,
+                        "off" => false,
+                        other => panic!("--carry {other}: expected on or off"),
                     })
                     .collect()
             }
@@ -197,7 +212,11 @@ fn main() {
     println!("host memory per in-flight proof (its witness buffer): {:.2} GB", source.bytes() as f64 / 1e9);
     for &accumulation in &args.accumulations {
     for &limit in &args.vram_limits {
+    for &carried in &args.carries {
     let mut steady = Vec::new();
+    if args.carries.len() > 1 {
+        println!("\n=== MSM calls carrying their buckets: {}", if carried { "on" } else { "off" });
+    }
     if args.accumulations.len() > 1 {
         println!("\n=== MSM accumulation: {accumulation:?}");
     }
@@ -214,6 +233,7 @@ fn main() {
             verify_proofs: Some(false),
             witness_classes: !args.raw_witness,
             msm_accumulation: accumulation,
+            msm_carried_buckets: carried,
             ..Default::default()
         };
         let t = Instant::now();
@@ -233,6 +253,7 @@ fn main() {
     }
     if let [(w1, one), .., (wn, many)] = steady[..] {
         println!("\nsteady state: {wn} worker(s) {:.3} s per proof against {w1}: {:.3} s ({:.2}x)", many, one, one / many);
+    }
     }
     }
     }

@@ -292,6 +292,9 @@ pub struct GpuEngine {
     /// Where each MSM piece's result lies in a worker's result buffer.
     places: ResultPlaces,
     msm_config: MsmConfig,
+    /// Whether an MSM in several calls may carry its buckets
+    /// (`ProverConfig::msm_carried_buckets`).
+    carried_buckets: bool,
     /// Whether a device's computes run one at a time (`ComputeSharing`).
     serial_compute: bool,
     faults: Faults,
@@ -397,6 +400,7 @@ impl GpuEngine {
         let compiled_bytes = if compiled_words == 0 { 0 } else { crate::vram::needs::alloc_bytes(compiled_words) };
         let mut needs = VramNeeds::new(lengths, compiled_bytes, config.workers_per_device, config.ntt_row_twiddles, serial_compute);
         needs.msm = msm_config;
+        needs.carried_buckets = config.msm_carried_buckets;
         // One plan for every device, made for the smallest budget.
         let (mut budget, mut smallest) = (u64::MAX, 0);
         for gpu in &devices {
@@ -436,6 +440,7 @@ impl GpuEngine {
             plan: plan.clone(),
             places,
             msm_config,
+            carried_buckets: config.msm_carried_buckets,
             serial_compute,
             faults: Faults::new(config.faults),
             lost: Vec::new(),
@@ -985,7 +990,7 @@ impl GpuEngine {
             let calls = match self.plan.msm_chunk {
                 Some(chunk) => {
                     let cap = matches!(shared.bases(msm.query())?, QueryBases::Streamed(_)).then(|| msm.piece_scalars(chunk));
-                    msm_calls(list, cap, self.msm_config.accumulation == Accumulation::Xyzz, general, |p, c| {
+                    msm_calls(list, cap, self.carried_buckets && self.msm_config.accumulation == Accumulation::Xyzz, general, |p, c| {
                         let config = MsmConfig { window_bits: c, ..self.msm_config };
                         MsmPlan::for_witness(p.n, p.selected, general(p), msm.curve(), &config).is_ok_and(|plan| plan.scratch_words() <= self.arena_words)
                     })

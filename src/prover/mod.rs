@@ -111,6 +111,12 @@ pub struct ProverConfig {
     /// slower on an H200 for random scalars, more for witnesses; see
     /// docs/PERFORMANCE.md, "MSM"). Proofs are the same either way.
     pub msm_accumulation: MsmAccumulation,
+    /// GPU, MSMs in several calls (budgets that chunk them): keep one set
+    /// of bucket sums from call to call and reduce it once, where the
+    /// kernels' addition model says it is cheaper than each call reducing
+    /// its own (XYZZ accumulation only). Off: every call reduces its own
+    /// buckets, for comparison. Proofs are the same either way.
+    pub msm_carried_buckets: bool,
     /// Test hook: GPU operations made to fail (see `FaultPlan`).
     #[doc(hidden)]
     pub faults: crate::prover::faults::FaultPlan,
@@ -136,6 +142,7 @@ impl Default for ProverConfig {
             witness_classes: true,
             vram_limit: None,
             msm_accumulation: MsmAccumulation::Xyzz,
+            msm_carried_buckets: true,
             faults: Default::default(),
         }
     }

@@ -40,6 +40,9 @@ pub struct VramNeeds {
     /// Whether the H step can write its output over an input at this
     /// domain (two NTT passes or more).
     pub h_over_input: bool,
+    /// Whether an MSM in several calls may carry its bucket sums from call
+    /// to call (`ProverConfig::msm_carried_buckets`).
+    pub carried_buckets: bool,
 }
 
 impl VramNeeds {
@@ -47,7 +50,7 @@ impl VramNeeds {
     pub fn new(lengths: QueryLengths, compiled_bytes: u64, max_workers: usize, row_twiddles: bool, serial_compute: bool) -> Self {
         let layout = SlotLayout::for_params(&lengths);
         let h_over_input = cuzk_kernels::ntt::plan::h_step_over_input_fits(layout.ntt_log(), cuzk_kernels::ntt::plan::MAX_PASS_BITS);
-        VramNeeds { layout, lengths, compiled_bytes, max_workers, row_twiddles, serial_compute, msm: MsmConfig::default(), h_over_input }
+        VramNeeds { layout, lengths, compiled_bytes, max_workers, row_twiddles, serial_compute, msm: MsmConfig::default(), h_over_input, carried_buckets: true }
     }
 
     /// Bases of `query`.

@@ -81,6 +81,20 @@ fn a_32g_partition_at_48_24_and_16_gib() {
     assert!(least > 23 * GIB && least < 24 * GIB, "{least}");
 }
 
+#[test]
+fn without_carried_buckets_no_plan_carries_and_the_model_prices_separate_calls() {
+    for (compiled, gib) in [(true, 48), (false, 48), (false, 24), (false, 16)] {
+        let mut needs = VramNeeds::new(porep_32g(), if compiled { COMPILED_32G } else { 0 }, 2, true, true);
+        let carried = VramPlan::choose(&needs, gib * GIB).unwrap();
+        needs.carried_buckets = false;
+        let separate = VramPlan::choose(&needs, gib * GIB).unwrap();
+        assert!(carried.carried_buckets && !separate.carried_buckets, "{carried} / {separate}");
+        // H's 16 or 8 separate calls at their own smaller windows are
+        // modelled dearer than one set of carried buckets.
+        assert!(separate.estimated_s > carried.estimated_s, "{carried} / {separate}");
+    }
+}
+
 fn small(rows_log: u32, aux: usize, inputs: usize) -> QueryLengths {
     QueryLengths { ic: inputs, h: (1 << rows_log) - 1, l: aux, a: inputs + aux * 9 / 10, b_g1: 1 + aux / 4, b_g2: 1 + aux / 4 }
 }
