@@ -174,14 +174,20 @@ if want peers; then
 fi
 if want vram-compiled; then
   # The H200 standing in for smaller cards (ProverConfig::vram_limit): a
-  # 32 GiB partition through a compiled circuit at 141, 80, 48 and 24 GiB,
-  # 2 workers at most, 5 proofs each after two alone (~7 min).
-  .gpu/bin/bench-gpu_partition --compiled --vram-limit 141,80,48,24 --workers 2 --proofs 5 2>&1 | tee "$out/vram-compiled.txt"
+  # 32 GiB partition through a compiled circuit at 48 and 24 GiB and the
+  # device's free memory, 2 workers at most, MSM calls carrying their
+  # buckets and not, 4 proofs each after two alone (~3 min); then one
+  # worker with the next witness written one job ahead (~2 min).
+  RUST_LOG=cuzk::gpu::engine=debug .gpu/bin/bench-gpu_partition --compiled --vram-limit 48,24,free --carry on,off --workers 2 --proofs 4 > "$out/vram-compiled.txt" 2>&1
+  .gpu/bin/bench-gpu_partition --compiled --vram-limit 48,24 --producer --workers 1 --proofs 5 2>&1 | tee "$out/vram-compiled-producer.txt"
   echo "vram budgets (compiled) done at $(( $(date +%s) - t0 )) s"
 fi
 if want vram-full; then
-  # The same with full assignments at 80, 48, 24 and 16 GiB (~8 min).
-  .gpu/bin/bench-gpu_partition --vram-limit 80,48,24,16 --workers 2 --proofs 5 2>&1 | tee "$out/vram-full.txt"
+  # The same with full assignments at 80, 48, 24 and 16 GiB and the free
+  # memory (~6 min), then one worker with the producer at 24 and 16 GiB
+  # (~2 min).
+  RUST_LOG=cuzk::gpu::engine=debug .gpu/bin/bench-gpu_partition --vram-limit 80,48,24,16,free --carry on,off --workers 2 --proofs 4 > "$out/vram-full.txt" 2>&1
+  .gpu/bin/bench-gpu_partition --vram-limit 24,16 --producer --workers 1 --proofs 5 2>&1 | tee "$out/vram-full-producer.txt"
   echo "vram budgets (full assignments) done at $(( $(date +%s) - t0 )) s"
 fi
 if want overlap; then
