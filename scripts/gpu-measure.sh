@@ -242,7 +242,8 @@ if want sanitize; then
   # SANITIZE_LIMIT seconds, default 90): "tool binary filter".
   runs=("memcheck gpu_prover two_workers_pipeline_many_proofs" "synccheck gpu_prover two_workers_pipeline_many_proofs"
         "racecheck gpu_prover empty_b_densities_skip_the_b_msms" "initcheck gpu_prover empty_b_densities_skip_the_b_msms"
-        "synccheck gpu_msm g1_every_size_up_to_300" "memcheck gpu_ntt inverse_after_forward_is_identity")
+        "synccheck gpu_msm g1_every_size_up_to_300" "memcheck gpu_ntt inverse_after_forward_is_identity"
+        "memcheck gpu_msm carried_calls_match_blst" "racecheck gpu_msm carried_calls_match_blst")
   [ -n "${SANITIZE:-}" ] && IFS=';' read -ra runs <<< "$SANITIZE"
   for run in "${runs[@]}"; do
     read -r tool bin filter <<< "$run"
