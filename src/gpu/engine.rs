@@ -45,7 +45,7 @@ use super::compute_order::{ComputeOrder, Marker};
 
 use super::elementwise::scalar_limbs;
 use super::host_bases::HostBases;
-use super::msm::{msm_at, params_query_words, Accumulation, BasesAt, Carry, DeviceDensity, GpuBases, MsmConfig, MsmInput, MsmPlan};
+use super::msm::{msm_at, params_query_words, BasesAt, Carry, DeviceDensity, GpuBases, MsmConfig, MsmInput, MsmPlan};
 use super::streamed_msm::Ring;
 use super::ntt::GpuNtt;
 use cuzk_kernels::ntt::TableLayout;
@@ -293,8 +293,8 @@ pub struct GpuEngine {
     places: ResultPlaces,
     msm_config: MsmConfig,
     /// Whether an MSM in several calls may carry its buckets
-    /// (`ProverConfig::msm_carried_buckets`).
-    carried_buckets: bool,
+    /// (`VramNeeds::may_carry`).
+    may_carry: bool,
     /// Whether a device's computes run one at a time (`ComputeSharing`).
     serial_compute: bool,
     faults: Faults,
@@ -440,7 +440,7 @@ impl GpuEngine {
             plan: plan.clone(),
             places,
             msm_config,
-            carried_buckets: config.msm_carried_buckets,
+            may_carry: needs.may_carry(),
             serial_compute,
             faults: Faults::new(config.faults),
             lost: Vec::new(),
@@ -990,7 +990,7 @@ impl GpuEngine {
             let calls = match self.plan.msm_chunk {
                 Some(chunk) => {
                     let cap = matches!(shared.bases(msm.query())?, QueryBases::Streamed(_)).then(|| msm.piece_scalars(chunk));
-                    msm_calls(list, cap, self.carried_buckets && self.msm_config.accumulation == Accumulation::Xyzz, general, |p, c| {
+                    msm_calls(list, cap, self.may_carry, general, |p, c| {
                         let config = MsmConfig { window_bits: c, ..self.msm_config };
                         MsmPlan::for_witness(p.n, p.selected, general(p), msm.curve(), &config).is_ok_and(|plan| plan.scratch_words() <= self.arena_words)
                     })

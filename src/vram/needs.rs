@@ -1,6 +1,6 @@
 //! The VRAM each part of a prover takes, for the plan chooser.
 
-use cuzk_kernels::msm::plan::{carried_window_bits, CallScalars, Curve as MsmCurve, MsmConfig, MsmPlan};
+use cuzk_kernels::msm::plan::{carried_window_bits, Accumulation, CallScalars, Curve as MsmCurve, MsmConfig, MsmPlan};
 use cuzk_kernels::ntt::TableLayout;
 
 use super::plan::{MAX_CHUNKS, MIN_CHUNK};
@@ -141,12 +141,19 @@ impl VramNeeds {
         (0..h.div_ceil(piece)).map(|k| piece.min(h - k * piece)).map(|n| CallScalars { selected: n, general: n }).collect()
     }
 
+    /// Whether an MSM in several calls may carry its buckets: allowed
+    /// (`carried_buckets`) and with the XYZZ first level (the batch-affine
+    /// one does not carry).
+    pub fn may_carry(&self) -> bool {
+        self.carried_buckets && self.msm.accumulation == Accumulation::Xyzz
+    }
+
     /// The window the model (`carried_window_bits`) gives the H MSM's
     /// pieces of `chunk` to carry their buckets at; `None` when it runs
-    /// whole.
+    /// whole or cannot carry.
     pub fn carried_h_window(&self, chunk: usize) -> Option<u32> {
         let calls = self.h_calls(chunk);
-        if calls.len() < 2 {
+        if calls.len() < 2 || !self.may_carry() {
             return None;
         }
         carried_window_bits(&calls, |_| true)

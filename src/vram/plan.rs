@@ -164,7 +164,7 @@ impl VramPlan {
                 out.push(p);
             }
             for chunk in needs.chunk_candidates() {
-                for carried in [true, false].into_iter().filter(|&c| !c || needs.carried_buckets) {
+                for carried in [true, false] {
                     // The fewest streamed queries that fit, in keep order.
                     if let Some(p) = (0..=KEEP_ORDER.len()).find_map(|s| Self::option(needs, Some(budget), workers, rows, Some(chunk), carried, s)) {
                         out.push(p);

@@ -82,7 +82,7 @@ fn a_32g_partition_at_48_24_and_16_gib() {
 }
 
 #[test]
-fn without_carried_buckets_no_plan_carries_and_the_model_prices_separate_calls() {
+fn without_carried_buckets_or_with_batch_affine_no_plan_carries() {
     for (compiled, gib) in [(true, 48), (false, 48), (false, 24), (false, 16)] {
         let mut needs = VramNeeds::new(porep_32g(), if compiled { COMPILED_32G } else { 0 }, 2, true, true);
         let carried = VramPlan::choose(&needs, gib * GIB).unwrap();
@@ -92,6 +92,10 @@ fn without_carried_buckets_no_plan_carries_and_the_model_prices_separate_calls()
         // H's 16 or 8 separate calls at their own smaller windows are
         // modelled dearer than one set of carried buckets.
         assert!(separate.estimated_s > carried.estimated_s, "{carried} / {separate}");
+        // The batch-affine first level does not carry: no arena for it.
+        needs.carried_buckets = true;
+        needs.msm.accumulation = cuzk_kernels::msm::plan::Accumulation::BatchAffine { streams: 0 };
+        assert!(!VramPlan::choose(&needs, gib * GIB).unwrap().carried_buckets);
     }
 }
 
