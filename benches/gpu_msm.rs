@@ -16,14 +16,18 @@
 //! the MSMs with `T` tables. `--accumulation xyzz|affine|affineK[,…]`
 //! picks the first accumulation level (affine: batch-affine additions, `K`
 //! streams per thread); every row of a case must give the same sum, which
-//! the bench checks.
+//! the bench checks. `--calls K[,K…]` runs each MSM as `K` calls over
+//! consecutive pieces of its scalars and bases that carry their bucket
+//! sums (as a prover on a small GPU does; the whole MSM's window, its
+//! arena sized for a piece); `--waves on,off` plans the first level with
+//! the device's waves (`MsmConfig::level0_waves`) and without.
 
 use blstrs::{G1Projective, G2Projective, Scalar};
 use cust::event::{Event, EventFlags};
 use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::stream::{Stream, StreamFlags};
 use cuzk::gpu::elementwise::scalar_limbs;
-use cuzk::gpu::msm::{g1_from_result_words, g2_from_result_words, msm_g1, msm_g2, msm_profile, Accumulation, GpuBases, MsmConfig, MsmCurve, MsmInput, MsmPlan, Sort};
+use cuzk::gpu::msm::{default_window_bits, g1_from_result_words, g2_from_result_words, level0_waves, msm_carried, msm_profile, Accumulation, Carry, GpuBases, Level0Waves, MsmConfig, MsmCurve, MsmInput, MsmPlan, Sort};
 use cuzk::gpu::GpuDevice;
 use ff::Field;
 use rand::{Rng, SeedableRng};
@@ -68,6 +72,8 @@ fn main() {
     let mut sorts = vec![Sort::Auto];
     let mut accumulations = vec![Accumulation::Xyzz];
     let mut profile = false;
+    let mut calls = vec![1usize];
+    let mut waves = vec![false];
     let mut variants = Vec::new();
     let mut args = std::env::args().skip(1);
     let number = |args: &mut dyn Iterator<Item = String>, flag: &str| -> u32 {
@@ -98,6 +104,14 @@ fn main() {
             "--fan" => config.reduce_fan_log = number(&mut args, "--fan"),
             "--top-fan" => config.reduce_top_fan_log = number(&mut args, "--top-fan"),
             "--profile" => profile = true,
+            "--calls" => {
+                let list = args.next().expect("--calls K[,K...]");
+                calls = list.split(',').map(|v| v.parse().expect("--calls K[,K...]")).collect();
+            }
+            "--waves" => {
+                let list = args.next().expect("--waves on,off");
+                waves = list.split(',').map(|v| v == "on").collect();
+            }
             "--tables" => config.tables = number(&mut args, "--tables"),
             // A variant build of the kernels (e.g. other register caps, from
             // scripts/ptx-select.py), run after the embedded module.
@@ -114,9 +128,13 @@ fn main() {
     }
     println!("device: {}", gpu.name);
     println!(
-        "{:<14} {:>3} {:>3} {:>3} {:>5} {:>8} {:>6} {:>10} {:>10} {:>10} {:>12}",
-        "case", "c", "W", "sc", "slots", "chunk0", "acc", "scratch MB", "median ms", "min ms", "Mpoints/s"
+        "{:<14} {:>3} {:>3} {:>3} {:>5} {:>8} {:>6} {:>5} {:>10} {:>10} {:>10} {:>12}",
+        "case", "c", "W", "sc", "slots", "chunk0", "acc", "calls", "scratch MB", "median ms", "min ms", "Mpoints/s"
     );
+    let device_waves = level0_waves(&gpu).unwrap();
+    if waves.contains(&true) {
+        println!("first-level waves: {} G1 / {} G2 threads", device_waves.g1, device_waves.g2);
+    }
     let wanted = |c: &Case| filter.iter().all(|f| c.name.contains(f.as_str()));
     // Bases are generated once per (curve, size) and shared by the cases.
     let mut rng = ChaCha8Rng::seed_from_u64(0x5eed);
@@ -153,11 +171,16 @@ fn main() {
                             for &chunk0 in &chunks {
                                 for &sort in &sorts {
                                     for &accumulation in &accumulations {
-                                        let config = MsmConfig { window_bits: c, scatter_windows, chunk0, sort, accumulation, ..config };
-                                        let words = run_case(&gpu, case, &bases, &scalars, &config, profile);
-                                        match first {
-                                            None => first = Some(words),
-                                            Some(w) => assert!(same_point(case.curve, &w, &words), "{}: {config:?} gives another sum than the case's first row", case.name),
+                                        for &k in &calls {
+                                            for &w in &waves {
+                                                let level0_waves = if w { device_waves } else { Level0Waves::default() };
+                                                let config = MsmConfig { window_bits: c, scatter_windows, chunk0, sort, accumulation, level0_waves, ..config };
+                                                let words = run_case(&gpu, case, &bases, &scalars, &config, k, profile);
+                                                match first {
+                                                    None => first = Some(words),
+                                                    Some(w) => assert!(same_point(case.curve, &w, &words), "{}: {config:?} in {k} call(s) gives another sum than the case's first row", case.name),
+                                                }
+                                            }
                                         }
                                     }
                                 }
@@ -202,28 +225,41 @@ fn parse_accumulation(v: &str) -> Accumulation {
     }
 }
 
-/// Times one configuration; returns the result's words.
-fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], config: &MsmConfig, profile: bool) -> [u64; 36] {
+/// Times one configuration, the MSM in `calls` calls that carry their
+/// buckets (1: whole); returns the result's words.
+#[allow(clippy::too_many_arguments)]
+fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], config: &MsmConfig, calls: usize, profile: bool) -> [u64; 36] {
     gpu.bind().unwrap();
     let n = scalars.len();
-    let plan = MsmPlan::new(n, case.curve, config).unwrap();
+    let piece = n.div_ceil(calls);
+    // Calls share the whole MSM's window, set.
+    let config = &match calls {
+        1 => *config,
+        _ => MsmConfig { window_bits: if config.window_bits == 0 { default_window_bits(n) } else { config.window_bits }, ..*config },
+    };
+    let plan = MsmPlan::new(piece, case.curve, config).unwrap();
     let scalar_buf = DeviceBuffer::from_slice(scalar_limbs(scalars)).unwrap();
     let mut arena = unsafe { DeviceBuffer::<u64>::uninitialized(plan.scratch_words()) }.unwrap();
     let out = DeviceBuffer::from_slice(&[0u64; 36]).unwrap();
     let stream = Stream::new(StreamFlags::NON_BLOCKING, None).unwrap();
-    let input = MsmInput { scalars: scalar_buf.as_device_ptr(), n, density: None, base_offset: 0, general: None };
+    let input = |k: usize| MsmInput {
+        // SAFETY: piece k's scalars lie in the buffer.
+        scalars: unsafe { scalar_buf.as_device_ptr().add(k * piece * 4) },
+        n: piece.min(n - k * piece),
+        density: None,
+        base_offset: k * piece,
+        general: None,
+    };
+    let carry = |k: usize| if calls == 1 { Carry::WHOLE } else { Carry::of(k, calls) };
     let (start, stop) = (Event::new(EventFlags::DEFAULT).unwrap(), Event::new(EventFlags::DEFAULT).unwrap());
     let mut times = Vec::new();
     for run in 0..WARMUP + RUNS {
         start.record(&stream).unwrap();
-        // SAFETY: every buffer outlives the event synchronize below.
-        unsafe {
-            match case.curve {
-                MsmCurve::G1 => msm_g1(gpu, &stream, bases, &input, config, &mut arena, out.as_device_ptr()),
-                MsmCurve::G2 => msm_g2(gpu, &stream, bases, &input, config, &mut arena, out.as_device_ptr()),
-            }
-            .unwrap()
-        };
+        for k in 0..calls {
+            // SAFETY: every buffer outlives the event synchronize below;
+            // the calls run in order on one stream and arena.
+            unsafe { msm_carried(gpu, &stream, bases, &input(k), config, &mut arena, out.as_device_ptr(), carry(k)) }.unwrap();
+        }
         stop.record(&stream).unwrap();
         stop.synchronize().unwrap();
         if run >= WARMUP {
@@ -235,7 +271,7 @@ fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], 
     times.sort_by(|a, b| a.total_cmp(b));
     let median = times[times.len() / 2];
     println!(
-        "{:<14} {:>3} {:>3} {:>3} {:>5} {:>8} {:>6} {:>10.0} {:>10.2} {:>10.2} {:>12.1}",
+        "{:<14} {:>3} {:>3} {:>3} {:>5} {:>8} {:>6} {:>5} {:>10.0} {:>10.2} {:>10.2} {:>12.1}",
         case.name,
         plan.c,
         plan.windows,
@@ -247,22 +283,25 @@ fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], 
         }),
         plan.chunk0,
         plan.batch.map_or("xyzz".to_string(), |b| format!("ba{}", b.per_thread)),
+        calls,
         plan.scratch_bytes() as f64 / 1e6,
         median,
         times[0],
         n as f64 / (median * 1e-3) / 1e6
     );
     if profile {
-        // SAFETY: as above; msm_profile waits for the stream.
-        let steps = unsafe { msm_profile(gpu, &stream, case.curve, bases, &input, config, &mut arena, out.as_device_ptr()) }.unwrap();
         let mut by_kernel: Vec<(&str, f64, usize)> = Vec::new();
-        for (name, ms) in steps {
-            match by_kernel.iter_mut().find(|k| k.0 == name) {
-                Some(k) => {
-                    k.1 += ms;
-                    k.2 += 1;
+        for k in 0..calls {
+            // SAFETY: as above; msm_profile waits for the stream.
+            let steps = unsafe { msm_profile(gpu, &stream, case.curve, bases, &input(k), config, &mut arena, out.as_device_ptr(), carry(k)) }.unwrap();
+            for (name, ms) in steps {
+                match by_kernel.iter_mut().find(|k| k.0 == name) {
+                    Some(k) => {
+                        k.1 += ms;
+                        k.2 += 1;
+                    }
+                    None => by_kernel.push((name, ms, 1)),
                 }
-                None => by_kernel.push((name, ms, 1)),
             }
         }
         for (name, ms, launches) in by_kernel {

@@ -9,7 +9,7 @@
 //! Usage: `bench-gpu_partition [--constraints N] [--aux N] [--inputs N]
 //! [--proofs N] [--workers N[,N…]] [--pinned N] [--producer] [--sharing auto|serial|interleaved]
 //! [--compiled] [--raw-witness] [--synthesis N] [--params-file PATH]
-//! [--devices N[,N…]] [--vram-limit GiB|free[,…]] [--carry on,off]` (default: GPU 0).
+//! [--devices N[,N…]] [--vram-limit GiB|free[,…]] [--carry on,off] [--fill-waves on,off]` (default: GPU 0).
 //! For each worker count (default 1 and 2, one prover after the other on
 //! the same inputs) it prints two proofs on their own (per-phase timings),
 //! then, with `--proofs` > 1, that many proofs pipelined over the workers:
@@ -46,6 +46,8 @@
 //! additions, `K` streams per thread). `--carry on,off` builds them with
 //! MSM calls carrying their buckets and without
 //! (`ProverConfig::msm_carried_buckets`), for a same-run comparison.
+//! `--fill-waves on,off` likewise with the MSMs' first level sized to the
+//! device's waves and not (`ProverConfig::msm_fill_waves`).
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::TrySendError;
@@ -97,6 +99,18 @@ struct Args {
     vram_limits: Vec<Option<u64>>,
     accumulations: Vec<MsmAccumulation>,
     carries: Vec<bool>,
+    fill_waves: Vec<bool>,
+}
+
+/// `on`, `off` or both, comma-separated.
+fn on_off(flag: &str, list: &str) -> Vec<bool> {
+    list.split(',')
+        .map(|v| match v {
+            "on" => true,
+            "off" => false,
+            other => panic!("{flag} {other}: expected on or off"),
+        })
+        .collect()
 }
 
 fn parse_args() -> Args {
@@ -117,6 +131,7 @@ fn parse_args() -> Args {
         vram_limits: vec![None],
         accumulations: vec![MsmAccumulation::Xyzz],
         carries: vec![true],
+        fill_waves: vec![true],
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -147,16 +162,8 @@ fn parse_args() -> Args {
                     })
                     .collect()
             }
-            "--carry" => {
-                args.carries = value()
-                    .split(',')
-                    .map(|v| match v {
-                        "on" => true,
-                        "off" => false,
-                        other => panic!("--carry {other}: expected on or off"),
-                    })
-                    .collect()
-            }
+            "--carry" => args.carries = on_off(&a, &value()),
+            "--fill-waves" => args.fill_waves = on_off(&a, &value()),
             "--sharing" => {
                 args.sharing = match value().as_str() {
                     "auto" => ComputeSharing::Auto,
@@ -213,9 +220,13 @@ fn main() {
     for &accumulation in &args.accumulations {
     for &limit in &args.vram_limits {
     for &carried in &args.carries {
+    for &fill_waves in &args.fill_waves {
     let mut steady = Vec::new();
     if args.carries.len() > 1 {
         println!("\n=== MSM calls carrying their buckets: {}", if carried { "on" } else { "off" });
+    }
+    if args.fill_waves.len() > 1 {
+        println!("\n=== MSM first level fitted to the waves: {}", if fill_waves { "on" } else { "off" });
     }
     if args.accumulations.len() > 1 {
         println!("\n=== MSM accumulation: {accumulation:?}");
@@ -234,6 +245,7 @@ fn main() {
             witness_classes: !args.raw_witness,
             msm_accumulation: accumulation,
             msm_carried_buckets: carried,
+            msm_fill_waves: fill_waves,
             ..Default::default()
         };
         let t = Instant::now();
@@ -253,6 +265,7 @@ fn main() {
     }
     if let [(w1, one), .., (wn, many)] = steady[..] {
         println!("\nsteady state: {wn} worker(s) {:.3} s per proof against {w1}: {:.3} s ({:.2}x)", many, one, one / many);
+    }
     }
     }
     }

@@ -12,6 +12,7 @@
 
 use clap::Parser;
 use cuzk::vram::{VramNeeds, VramPlan};
+use cuzk_kernels::msm::plan::Level0Waves;
 use cuzk::QueryLengths;
 
 /// Prints the VRAM plan for each budget.
@@ -45,6 +46,10 @@ struct Args {
     /// Share of the aux variables the B density selects.
     #[arg(long, default_value_t = 0.254)]
     b_density: f64,
+    /// First-level MSM threads the GPU runs at once (`MsmConfig::level0_waves`,
+    /// both curves; 0: not known): an H100's or H200's 132 SMs × 2 blocks × 128.
+    #[arg(long, default_value_t = 132 * 2 * 128)]
+    wave_threads: u32,
     /// Print every layout a budget can give, from the smallest budget up,
     /// instead of the plans for `--gib`.
     #[arg(long)]
@@ -64,7 +69,8 @@ fn main() {
     };
     let compiled = if args.full_assignments { 0 } else { args.compiled_bytes };
     // Computes one at a time from 2^25 on (`ComputeSharing::Auto`).
-    let needs = VramNeeds::new(lengths, compiled, args.workers.max(1), true, args.domain_log >= 25);
+    let mut needs = VramNeeds::new(lengths, compiled, args.workers.max(1), true, args.domain_log >= 25);
+    needs.msm.level0_waves = Level0Waves { g1: args.wave_threads, g2: args.wave_threads };
     if args.layouts {
         for plan in VramPlan::layouts(&needs) {
             println!("from {:.2} GiB: {plan}", plan.budget as f64 / (1u64 << 30) as f64);

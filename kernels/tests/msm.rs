@@ -20,6 +20,7 @@ use cuzk_kernels::msm::tables::{TABLE_BATCH, TABLE_SCRATCH_ELEMENTS};
 use cuzk_kernels::msm::plan::{
     Accumulation, default_scatter_windows, default_window_bits, msm_scratch_bytes, scan_layout, scan_steps, Curve,
     MsmConfig, MsmIo, MsmPlan, PaddedShape, Sort, Step, SCATTER_CURSOR_BYTES, table_spacing_bits, padded_cap_log,
+    fit_chunk0_to_waves, Level0Waves,
 };
 use ff::{Field, PrimeField};
 use group::prime::PrimeCurveAffine;
@@ -560,6 +561,37 @@ fn scatter_launches_cover_every_window_once() {
     // Tables: one launch per bucket set, its windows being consecutive.
     assert_eq!((default_scatter_windows(22, 1, 12), default_scatter_windows(22, 2, 12)), (12, 6));
     assert_eq!(default_scatter_windows(22, 3, 12), 4);
+}
+
+/// An H100's or H200's wave of first-level threads: 132 SMs × 2 blocks × 128.
+const H200_WAVE: u32 = 132 * 2 * 128;
+
+#[test]
+fn the_first_level_chunk_fits_the_devices_waves() {
+    let waves = MsmConfig { level0_waves: Level0Waves { g1: H200_WAVE, g2: H200_WAVE }, ..MsmConfig::default() };
+    let plan = |n: usize, curve: Curve, config: &MsmConfig| MsmPlan::new(n, curve, &MsmConfig { window_bits: 20, ..*config }).unwrap();
+    // A piece of 2^23 scalars at the 20-bit window: 109 M entries, 3.15
+    // waves at 1024 (run as 4), 12.6 at 256 (13).
+    let (fixed, fitted) = (plan(1 << 23, Curve::G1, &MsmConfig::default()), plan(1 << 23, Curve::G1, &waves));
+    assert_eq!((fixed.chunk0, fitted.chunk0), (1024, 256));
+    assert_eq!(fitted.threads0, fixed.threads0 * 4);
+    assert!(fitted.scratch_bytes() > fixed.scratch_bytes(), "more threads hand on more items");
+    assert!(fitted.layout.item_capacity[0] >= 2 * fitted.threads0, "room for two items per first-level thread");
+    // 2^24: 6.3 waves at 1024, 12.6 at 512 (2^24 · 13 entries).
+    assert_eq!(plan(1 << 24, Curve::G1, &waves).chunk0, 512);
+    // The whole 2^27 MSM: 50.4 waves at 1024, nothing to gain.
+    assert_eq!(plan(1 << 27, Curve::G1, &waves).chunk0, 1024);
+    // Unknown waves, a set chunk, and batch-affine plans are left alone.
+    assert_eq!(plan(1 << 23, Curve::G2, &MsmConfig { level0_waves: Level0Waves { g1: H200_WAVE, g2: 0 }, ..waves }).chunk0, 1024);
+    assert_eq!(plan(1 << 23, Curve::G1, &MsmConfig { chunk0: 1024, ..waves }).chunk0, 1024);
+    let affine = MsmConfig { accumulation: Accumulation::BatchAffine { streams: 0 }, ..waves };
+    assert_eq!(plan(1 << 23, Curve::G1, &affine).chunk0, plan(1 << 23, Curve::G1, &MsmConfig { level0_waves: Level0Waves::default(), ..affine }).chunk0);
+    // The rule itself: a quarter at most, only for more than 1%, never below 4.
+    assert_eq!(fit_chunk0_to_waves(1000, 1024, 0), 1024);
+    assert_eq!(fit_chunk0_to_waves(10 * 1024, 1024, 10), 1024, "one full wave");
+    assert_eq!(fit_chunk0_to_waves(11 * 1024, 1024, 10), 256, "1.1 waves: 2 at 1024, 5 at 256");
+    assert_eq!(fit_chunk0_to_waves(8 * 5, 8, 4), 4, "2 waves of 8 at 8, 3 of 4 at 4");
+    assert_eq!(fit_chunk0_to_waves(5 * 4, 4, 4), 4);
 }
 
 #[test]

@@ -45,7 +45,7 @@ use super::compute_order::{ComputeOrder, Marker};
 
 use super::elementwise::scalar_limbs;
 use super::host_bases::HostBases;
-use super::msm::{msm_at, params_query_words, BasesAt, Carry, DeviceDensity, GpuBases, MsmConfig, MsmInput, MsmPlan};
+use super::msm::{msm_at, params_query_words, BasesAt, Carry, DeviceDensity, GpuBases, Level0Waves, MsmConfig, MsmInput, MsmPlan};
 use super::streamed_msm::Ring;
 use super::ntt::GpuNtt;
 use cuzk_kernels::ntt::TableLayout;
@@ -393,7 +393,16 @@ impl GpuEngine {
         if layout.ntt_log() > cuzk_kernels::ntt::MAX_LOG {
             return Err(ProverError::DomainTooLarge { log_size: layout.ntt_log() });
         }
-        let msm_config = MsmConfig { accumulation: config.msm_accumulation, ..MsmConfig::default() };
+        let mut msm_config = MsmConfig { accumulation: config.msm_accumulation, ..MsmConfig::default() };
+        if config.msm_fill_waves {
+            // One configuration for every device: the smallest waves.
+            for gpu in &devices {
+                let w = super::msm::level0_waves(gpu)?;
+                let min = |a: u32, b: u32| if a == 0 { b } else { a.min(b) };
+                msm_config.level0_waves = Level0Waves { g1: min(msm_config.level0_waves.g1, w.g1), g2: min(msm_config.level0_waves.g2, w.g2) };
+            }
+            debug!("MSM first level: {} G1 / {} G2 threads a wave", msm_config.level0_waves.g1, msm_config.level0_waves.g2);
+        }
         let compiled = compiled.map(|c| (c, LongRows::of(c)));
         let compiled_words = compiled.as_ref().map_or(0, |(c, long)| GpuCompiled::words(c, long));
         let serial_compute = config.compute_sharing.serial(layout.ntt_log());
@@ -943,6 +952,7 @@ impl GpuEngine {
         // on this slot's stream, or on streams ordered after it (computes
         // one at a time); the caller drains it before the slot is used
         // again (also after an error).
+        let h_in_slot = scratch.h.is_none();
         let h_ptr = match scratch.h.as_mut() {
             Some(h) => {
                 unsafe { shared.ntt.h_step(gpu, &ws.stream, &mut a, &mut b, &mut c, st.evaluations, h)? };
@@ -975,6 +985,9 @@ impl GpuEngine {
         let mut arena = msm_region.index(..self.arena_words.max(1));
         let mut ran = Ran { pieces: vec![false; self.places.total_pieces()], calls: [(0, false); 8], streamed_bytes: 0, late_bytes: 0, copies: 0 };
         let mut first_copy = true;
+        if let Some(ring) = scratch.ring.as_mut() {
+            ring.begin();
+        }
         for msm in ProofMsm::ALL {
             if msm == ProofMsm::L {
                 if let Some(job) = &st.late_job {
@@ -1059,6 +1072,18 @@ impl GpuEngine {
                 }
             }
             record(&bufs.msm_done[msm as usize], "record MSM event")?;
+            if msm == ProofMsm::H && h_in_slot && self.staging_words > 0 {
+                if let Some(ring) = scratch.ring.as_mut() {
+                    // The H coefficients' region is free now: more staging
+                    // buffers for the streamed MSMs after H.
+                    let region = ws.vram.index(lay.abc(0)..lay.abc(1)).as_device_ptr().as_raw();
+                    let buffers: Vec<u64> = (0..(lay.abc(1) - lay.abc(0)) / self.staging_words).map(|k| region + 8 * (k * self.staging_words) as u64).collect();
+                    // SAFETY: the region held H's scalars, which the H MSM
+                    // just enqueued was the last to read; nothing else uses
+                    // it until the slot's next proof, after this one.
+                    unsafe { ring.extend(&buffers, &ws.stream)? };
+                }
+            }
         }
         self.faults.check(Fault::Download)?;
         // SAFETY: the pinned buffer stays untouched until `done` reports the
@@ -1201,20 +1226,26 @@ fn upload_part(stream: &Stream, stager: &mut PinnedStager, job: &ProofJob, part:
     }
 }
 
+/// Words of one pinned witness copy. Host-to-device copies of several
+/// streams share the copy engine, one copy command after another, so a
+/// part's 4 GiB in one command (73 ms at 55 GB/s) can hold a streamed MSM's
+/// bases back for as long; in commands of 128 MiB (2.4 ms) they take turns.
+const PINNED_COPY_WORDS: usize = 16 << 20;
+
 /// Enqueues a copy from pinned host memory: the copy engine reads `src`
-/// directly, asynchronously to the host.
+/// directly, asynchronously to the host, in pieces of [`PINNED_COPY_WORDS`].
 fn copy_pinned(stream: &Stream, dst: DevicePointer<u64>, src: &[u64]) -> Result<(), ProverError> {
-    if src.is_empty() {
-        return Ok(());
+    for (k, piece) in src.chunks(PINNED_COPY_WORDS).enumerate() {
+        // SAFETY: dst has room for src (the slot layout); src is pinned pool
+        // memory that the caller keeps in place until the stream has copied it.
+        unsafe {
+            sys_check(
+                "host to device copy (pinned)",
+                cust::sys::cuMemcpyHtoDAsync_v2(dst.add(k * PINNED_COPY_WORDS).as_raw(), piece.as_ptr().cast(), std::mem::size_of_val(piece), stream.as_inner()),
+            )?
+        }
     }
-    // SAFETY: dst has room for src (the slot layout); src is pinned pool
-    // memory that the caller keeps in place until the stream has copied it.
-    unsafe {
-        sys_check(
-            "host to device copy (pinned)",
-            cust::sys::cuMemcpyHtoDAsync_v2(dst.as_raw(), src.as_ptr().cast(), std::mem::size_of_val(src), stream.as_inner()),
-        )
-    }
+    Ok(())
 }
 
 fn zero_async(stream: &Stream, at: DevicePointer<u64>, words: usize) -> Result<(), ProverError> {

@@ -24,7 +24,7 @@ use cuzk_kernels::layout::{G1_AFFINE_LIMBS, G1_JACOBIAN_LIMBS, G2_AFFINE_LIMBS, 
 use cuzk_kernels::msm::plan::{MsmIo, Step, MSM_BLOCK};
 use cuzk_kernels::msm::tables::{TABLE_BATCH, TABLE_SCRATCH_ELEMENTS};
 
-pub use cuzk_kernels::msm::plan::{default_window_bits, table_spacing_bits, Accumulation, Carry, Curve as MsmCurve, MsmConfig, MsmPlan, Sort};
+pub use cuzk_kernels::msm::plan::{default_window_bits, table_spacing_bits, Accumulation, Carry, Curve as MsmCurve, Level0Waves, MsmConfig, MsmPlan, Sort};
 
 use super::bound_buffer::BoundBuffer;
 use super::elementwise::scalar_limbs;
@@ -36,6 +36,21 @@ use crate::error::ProverError;
 // Kernel `u32` parameters are passed as pointers to `u64` values (see
 // `Step::args`), which is only right on little-endian hosts.
 const _: () = assert!(cfg!(target_endian = "little"));
+
+/// The first accumulation level's threads that `gpu` runs at once, per
+/// curve (its multiprocessors × the XYZZ kernel's resident blocks × the
+/// block), for [`MsmConfig::level0_waves`].
+pub fn level0_waves(gpu: &GpuDevice) -> Result<Level0Waves, ProverError> {
+    gpu.bind()?;
+    let device = cust::device::Device::get_device(gpu.ordinal).map_err(|e| gpu_err("cuDeviceGet", e))?;
+    let sms = device.get_attribute(cust::device::DeviceAttribute::MultiprocessorCount).map_err(|e| gpu_err("multiprocessor count", e))? as u32;
+    let wave = |name: &str| -> Result<u32, ProverError> {
+        let func = gpu.module.get_function(name).map_err(|e| gpu_err(name, e))?;
+        let blocks = func.max_active_blocks_per_multiprocessor(MSM_BLOCK.into(), 0).map_err(|e| gpu_err("occupancy", e))?;
+        Ok(sms * blocks * MSM_BLOCK)
+    };
+    Ok(Level0Waves { g1: wave("msm_g1_accumulate0")?, g2: wave("msm_g2_accumulate0")? })
+}
 
 /// Points per launch of the table kernel: bounds its scratch (three field
 /// elements per point).
@@ -338,9 +353,10 @@ pub unsafe fn msm_carried(
     msm_enqueue(gpu, stream, bases.curve, bases.at(), input, config, arena, out, carry, &mut |_| Ok(()))
 }
 
-/// Per-step device times of one MSM (for tuning): runs it like [`msm_g1`] /
-/// [`msm_g2`] with an event after every step, waits, and returns each
-/// step's kernel name (`"memset/copy"` for the others) and milliseconds.
+/// Per-step device times of one MSM, or one call of one ([`Carry`]; for
+/// tuning): runs it like [`msm_g1`] / [`msm_g2`] / [`msm_carried`] with an
+/// event after every step, waits, and returns each step's kernel name
+/// (`"memset/copy"` for the others) and milliseconds.
 ///
 /// # Safety
 /// As for [`msm_g1`].
@@ -354,12 +370,13 @@ pub unsafe fn msm_profile(
     config: &MsmConfig,
     arena: &mut DeviceSlice<u64>,
     out: DevicePointer<u64>,
+    carry: Carry,
 ) -> Result<Vec<(&'static str, f64)>, ProverError> {
     let event = || Event::new(EventFlags::DEFAULT).map_err(|e| gpu_err("event", e));
     let start = event()?;
     start.record(stream).map_err(|e| gpu_err("record event", e))?;
     let mut marks = Vec::new();
-    msm_enqueue(gpu, stream, curve, bases.at(), input, config, arena, out, Carry::WHOLE, &mut |step| {
+    msm_enqueue(gpu, stream, curve, bases.at(), input, config, arena, out, carry, &mut |step| {
         let e = event()?;
         e.record(stream).map_err(|e| gpu_err("record event", e))?;
         marks.push((step.kernel(curve).unwrap_or("memset/copy"), e));

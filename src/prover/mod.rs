@@ -117,6 +117,12 @@ pub struct ProverConfig {
     /// its own (XYZZ accumulation only). Off: every call reduces its own
     /// buckets, for comparison. Proofs are the same either way.
     pub msm_carried_buckets: bool,
+    /// GPU: size the MSMs' first accumulation level to the device, so
+    /// that its last wave of thread blocks is nearly full (a chunked MSM's
+    /// calls are short: 3 or 6 waves of an H200 at the fixed size, the last
+    /// mostly empty). Off: the size follows from the MSM's alone, for
+    /// comparison. Proofs are the same either way.
+    pub msm_fill_waves: bool,
     /// Test hook: GPU operations made to fail (see `FaultPlan`).
     #[doc(hidden)]
     pub faults: crate::prover::faults::FaultPlan,
@@ -143,6 +149,7 @@ impl Default for ProverConfig {
             vram_limit: None,
             msm_accumulation: MsmAccumulation::Xyzz,
             msm_carried_buckets: true,
+            msm_fill_waves: true,
             faults: Default::default(),
         }
     }

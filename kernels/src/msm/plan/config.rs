@@ -43,8 +43,11 @@ pub struct MsmConfig {
     pub window_bits: u32,
     /// Sorted entries per thread in the first accumulation level; 0: sized
     /// so about [`TARGET_THREADS`] threads cover the `n · W` entry bound,
-    /// at most [`MAX_DEFAULT_CHUNK0`].
+    /// at most [`MAX_DEFAULT_CHUNK0`], then fitted to `level0_waves`.
     pub chunk0: u32,
+    /// How many first-level (XYZZ) threads the device runs at once; zero
+    /// (the default): not known, and the chunk is not fitted to it.
+    pub level0_waves: Level0Waves,
     /// Items per thread in the later accumulation levels (≥ 4); 0: 16.
     pub chunk: u32,
     /// log2 of the segments one thread merges per level of the bucket
@@ -250,6 +253,49 @@ const _: () = assert!(MSM_BLOCK % 32 == 0 && MSM_BLOCK <= 1024);
 /// Threads the first accumulation level aims for (enough to fill an H100 /
 /// H200 several times over at the occupancy the point kernels reach).
 pub const TARGET_THREADS: u64 = 1 << 17;
+
+/// Threads of the XYZZ first accumulation level that one device runs at
+/// once, per curve: multiprocessors × resident blocks of [`MSM_BLOCK`]
+/// (the kernel's occupancy) × `MSM_BLOCK`; 132 × 2 × 128 on an H100 or H200
+/// for both curves. Zero: not known.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Level0Waves {
+    pub g1: u32,
+    pub g2: u32,
+}
+
+impl Level0Waves {
+    /// The threads of one wave on `curve` (0: not known).
+    pub fn of(self, curve: Curve) -> u32 {
+        match curve {
+            Curve::G1 => self.g1,
+            Curve::G2 => self.g2,
+        }
+    }
+}
+
+/// The first level's chunk fitted to the device's waves: every thread adds
+/// about `chunk` entries, so the level takes about `ceil(threads / wave)`
+/// waves of `chunk` additions each, and a last wave that is mostly empty
+/// costs as much as a full one. An MSM call of 2^23 G1 scalars at the
+/// 20-bit window (a piece of the H query's MSM on a small GPU) has 109 M
+/// entries: at 1024 that is 3.15 waves of an H200 run as 4; at 256, 12.6
+/// as 13 (19% less by this count). Halving the chunk doubles the items
+/// handed to the next level (two per thread), so it goes at most to a
+/// quarter of `chunk`, and only for a gain of more than 1%.
+pub fn fit_chunk0_to_waves(entries: u64, chunk: u64, wave: u64) -> u64 {
+    if wave == 0 {
+        return chunk;
+    }
+    let cost = |c: u64| entries.div_ceil(c).div_ceil(wave) * c;
+    let mut best = chunk;
+    for c in [chunk / 2, chunk / 4] {
+        if c >= 4 && cost(c) * 100 < cost(best) * 99 {
+            best = c;
+        }
+    }
+    best
+}
 
 /// Largest default first-level chunk: a chunk's serial additions are the
 /// level's tail. H200, G1, median ms at chunks of 1024 / 2048: 2^26 448.1 /

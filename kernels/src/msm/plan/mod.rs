@@ -144,10 +144,12 @@ impl MsmPlan {
         } else {
             // Batch-affine: enough streams for every launched thread's groups.
             let target = per_thread.map_or(TARGET_THREADS, |k| k as u64 * BATCH_AFFINE_THREADS as u64);
-            entries_max
-                .div_ceil(target)
-                .next_power_of_two()
-                .clamp(4, MAX_DEFAULT_CHUNK0) as u32
+            let chunk = entries_max.div_ceil(target).next_power_of_two().clamp(4, MAX_DEFAULT_CHUNK0);
+            match per_thread {
+                // Batch-affine threads step groups of chunks: no waves to fit.
+                Some(_) => chunk as u32,
+                None => fit_chunk0_to_waves(entries_max, chunk, config.level0_waves.of(curve) as u64) as u32,
+            }
         };
         // Positions and `threads0 · chunk0` stay below 2^32.
         if entries_max + chunk0 as u64 > u32::MAX as u64 {
