@@ -9,7 +9,8 @@
 //! Usage: `bench-gpu_partition [--constraints N] [--aux N] [--inputs N]
 //! [--proofs N] [--workers N[,N…]] [--pinned N] [--producer] [--sharing auto|serial|interleaved]
 //! [--compiled] [--raw-witness] [--synthesis N] [--params-file PATH]
-//! [--devices N[,N…]] [--vram-limit GiB|free[,…]] [--carry on,off] [--fill-waves on,off]` (default: GPU 0).
+//! [--devices N[,N…]] [--vram-limit GiB|free[,…]] [--carry on,off] [--fill-waves on,off]
+//! [--ahead on,off]` (default: GPU 0).
 //! For each worker count (default 1 and 2, one prover after the other on
 //! the same inputs) it prints two proofs on their own (per-phase timings),
 //! then, with `--proofs` > 1, that many proofs pipelined over the workers:
@@ -47,7 +48,9 @@
 //! MSM calls carrying their buckets and without
 //! (`ProverConfig::msm_carried_buckets`), for a same-run comparison.
 //! `--fill-waves on,off` likewise with the MSMs' first level sized to the
-//! device's waves and not (`ProverConfig::msm_fill_waves`).
+//! device's waves and not (`ProverConfig::msm_fill_waves`), `--ahead
+//! on,off` with streamed bases copied ahead into the H MSM's freed VRAM
+//! and not (`ProverConfig::streamed_bases_ahead`).
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::TrySendError;
@@ -100,6 +103,7 @@ struct Args {
     accumulations: Vec<MsmAccumulation>,
     carries: Vec<bool>,
     fill_waves: Vec<bool>,
+    ahead: Vec<bool>,
 }
 
 /// `on`, `off` or both, comma-separated.
@@ -131,7 +135,8 @@ fn parse_args() -> Args {
         vram_limits: vec![None],
         accumulations: vec![MsmAccumulation::Xyzz],
         carries: vec![true],
-        fill_waves: vec![true],
+        fill_waves: vec![false],
+        ahead: vec![false],
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -164,6 +169,7 @@ fn parse_args() -> Args {
             }
             "--carry" => args.carries = on_off(&a, &value()),
             "--fill-waves" => args.fill_waves = on_off(&a, &value()),
+            "--ahead" => args.ahead = on_off(&a, &value()),
             "--sharing" => {
                 args.sharing = match value().as_str() {
                     "auto" => ComputeSharing::Auto,
@@ -221,12 +227,16 @@ fn main() {
     for &limit in &args.vram_limits {
     for &carried in &args.carries {
     for &fill_waves in &args.fill_waves {
+    for &ahead in &args.ahead {
     let mut steady = Vec::new();
     if args.carries.len() > 1 {
         println!("\n=== MSM calls carrying their buckets: {}", if carried { "on" } else { "off" });
     }
     if args.fill_waves.len() > 1 {
         println!("\n=== MSM first level fitted to the waves: {}", if fill_waves { "on" } else { "off" });
+    }
+    if args.ahead.len() > 1 {
+        println!("\n=== streamed bases copied ahead: {}", if ahead { "on" } else { "off" });
     }
     if args.accumulations.len() > 1 {
         println!("\n=== MSM accumulation: {accumulation:?}");
@@ -246,6 +256,7 @@ fn main() {
             msm_accumulation: accumulation,
             msm_carried_buckets: carried,
             msm_fill_waves: fill_waves,
+            streamed_bases_ahead: ahead,
             ..Default::default()
         };
         let t = Instant::now();
@@ -265,6 +276,7 @@ fn main() {
     }
     if let [(w1, one), .., (wn, many)] = steady[..] {
         println!("\nsteady state: {wn} worker(s) {:.3} s per proof against {w1}: {:.3} s ({:.2}x)", many, one, one / many);
+    }
     }
     }
     }

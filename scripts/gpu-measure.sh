@@ -3,7 +3,7 @@
 # scripts/gpu-bundle.sh: the GPU tests, then the benches (arithmetic with
 # every multiplication variant, MSM with every register-cap variant, NTT).
 # Usage: scripts/gpu-measure.sh [tests] [arith] [msm] [msm-tables] [msm-windows] [ntt]
-# [ntt-variants] [ncu] [msm-affine] [partition-affine] [partition] [compiled] [porep] [c2] [params-gen] [daemon] [peers] [vram-compiled] [vram-full] [overlap] [small-overlap] [sharing-sweep] [soak] [sanitize]
+# [ntt-variants] [ncu] [msm-affine] [partition-affine] [partition] [compiled] [porep] [c2] [params-gen] [daemon] [peers] [vram-compiled] [vram-full] [vram-tuning] [vram-tuning-more] [overlap] [small-overlap] [sharing-sweep] [soak] [sanitize]
 # (default: tests arith msm ntt). GPU_TESTS="gpu_ntt
 # gpu_msm:g2_large" limits the tests to those binaries / filters.
 # Writes logs to ${OUT:-/tmp/cuzk-out}.
@@ -189,6 +189,26 @@ if want vram-full; then
   RUST_LOG=cuzk::gpu::engine=debug .gpu/bin/bench-gpu_partition --vram-limit 80,48,24,16,free --carry on,off --workers 2 --proofs 4 > "$out/vram-full.txt" 2>&1
   .gpu/bin/bench-gpu_partition --vram-limit 24,16 --producer --workers 1 --proofs 5 2>&1 | tee "$out/vram-full-producer.txt"
   echo "vram budgets (full assignments) done at $(( $(date +%s) - t0 )) s"
+fi
+if want vram-tuning; then
+  # Two MSM settings not yet on by default, each on and off in the same
+  # run: the first level fitted to the device's waves (carried calls of
+  # one G1 2^27 MSM in 8 and 16 pieces, per kernel; ~2 min), and with it
+  # streamed bases copied ahead into the H MSM's freed VRAM, at 48 GiB
+  # with full assignments and 2 workers (~3 min).
+  .gpu/bin/bench-gpu_msm "g1 2^27" --calls 1,8,16 --waves off,on --profile > "$out/msm-waves.txt" 2>&1
+  grep -vE "INFO|DEBUG" "$out/msm-waves.txt"
+  RUST_LOG=cuzk::gpu::engine=debug .gpu/bin/bench-gpu_partition --vram-limit 48 --fill-waves off,on --ahead off,on --workers 2 --proofs 4 > "$out/vram-tuning-full48.txt" 2>&1
+  grep -hE "^(===|steady)|MSMs one by one" "$out"/vram-tuning-full48.txt
+  echo "vram tuning done at $(( $(date +%s) - t0 )) s"
+fi
+if want vram-tuning-more; then
+  # The same two settings through a compiled circuit at 48 GiB and with
+  # full assignments at 24 GiB, one worker and the producer (~6 min).
+  RUST_LOG=cuzk::gpu::engine=debug .gpu/bin/bench-gpu_partition --compiled --vram-limit 48 --fill-waves off,on --ahead off,on --producer --workers 1 --proofs 5 > "$out/vram-tuning-compiled48.txt" 2>&1
+  RUST_LOG=cuzk::gpu::engine=debug .gpu/bin/bench-gpu_partition --vram-limit 24 --fill-waves off,on --ahead off,on --producer --workers 1 --proofs 5 > "$out/vram-tuning-full24.txt" 2>&1
+  grep -hE "^(===|steady)|MSMs one by one" "$out"/vram-tuning-compiled48.txt "$out"/vram-tuning-full24.txt
+  echo "vram tuning (more) done at $(( $(date +%s) - t0 )) s"
 fi
 if want overlap; then
   # Workers sharing one GPU at a whole 32 GiB partition: 1 then 2 workers on

@@ -21,8 +21,8 @@ use cuzk::cpu::msm::{msm_g1 as cpu_g1, msm_g2 as cpu_g2, select_dense, to_bytes}
 use cuzk::density::Density;
 use cuzk::gpu::elementwise::scalar_limbs;
 use cuzk::gpu::msm::{
-    g1_from_result_words, g2_from_result_words, msm_carried, msm_g1, msm_g1_blocking, msm_g1_blocking_with, msm_g2, msm_g2_blocking,
-    msm_g2_blocking_with, msm_scratch_bytes, Accumulation, Carry, DeviceDensity, GpuBases, MsmConfig, MsmCurve, MsmInput, MsmPlan, Sort,
+    g1_from_result_words, g2_from_result_words, level0_waves, msm_carried, msm_g1, msm_g1_blocking, msm_g1_blocking_with, msm_g2, msm_g2_blocking,
+    msm_g2_blocking_with, msm_scratch_bytes, Accumulation, Carry, DeviceDensity, GpuBases, Level0Waves, MsmConfig, MsmCurve, MsmInput, MsmPlan, Sort,
 };
 use cuzk::gpu::GpuDevice;
 use ff::Field;
@@ -485,11 +485,15 @@ fn carried_calls_match_blst() {
         (MsmCurve::G2, 1 << 18, 1 << 16, 16, false, None, Sort::Counted),
         (MsmCurve::G2, 1 << 18, 1 << 15, 13, true, Some(0.254), Sort::Padded { cap_log: 0 }),
     ];
-    for (curve, n, size, c, witness, fraction, sort) in cases {
+    // Every other case with the first level fitted to the device's waves
+    // (smaller chunks: on an H200 8 entries instead of 32 for the first).
+    let waves = level0_waves(&gpu).unwrap();
+    for (i, (curve, n, size, c, witness, fraction, sort)) in cases.into_iter().enumerate() {
         let s = if witness { mostly_zero_one(&mut rng, n) } else { random_scalars(&mut rng, n) };
         let d = fraction.map(|p| random_density(&mut rng, n, p));
         let offset = if d.is_some() { 7 } else { 0 };
-        let config = MsmConfig { window_bits: c, sort, ..MsmConfig::default() };
+        let level0_waves = if i % 2 == 0 { waves } else { Level0Waves::default() };
+        let config = MsmConfig { window_bits: c, sort, level0_waves, ..MsmConfig::default() };
         let starts: Vec<usize> = (0..n).step_by(size).collect();
         let take = |i: usize| d.as_ref().is_none_or(|d| d.get(i));
         let calls: Vec<(usize, usize, usize, usize)> = starts

@@ -23,6 +23,15 @@ fn config(workers: usize, sharing: ComputeSharing, limit: Option<u64>) -> Prover
     ProverConfig { backend: Backend::Gpu, devices: vec![0], workers_per_device: workers, compute_sharing: sharing, vram_limit: limit, ..Default::default() }
 }
 
+/// The MSM settings tried on every layout: as configured by default, or
+/// with the first level fitted to the device's waves and streamed bases
+/// copied ahead into the H MSM's freed VRAM.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tuning {
+    Default,
+    WavesAndAhead,
+}
+
 /// The smallest budget a prover of `source` accepts: what a 1-byte limit's
 /// error says is needed.
 fn least(source: &ParamsSource, compiled: Option<&CompiledCircuit>) -> u64 {
@@ -47,7 +56,7 @@ fn least(source: &ParamsSource, compiled: Option<&CompiledCircuit>) -> u64 {
 /// proofs are bellperson's for the same r, s. One source per test: each
 /// takes minutes on an H200 (46 layouts, both sharing rules, three proofs
 /// each).
-fn every_layout_proves_what_bellperson_proves(from_file: bool) {
+fn every_layout_proves_what_bellperson_proves(gpu: &cuzk::gpu::GpuDevice, from_file: bool, tuning: Tuning) {
     let mut rng = common::rng();
     let params = common::params_for(SyntheticPorep::shape(CONSTRAINTS, INPUTS), &mut rng);
     let lengths = QueryLengths::of(&params);
@@ -64,12 +73,22 @@ fn every_layout_proves_what_bellperson_proves(from_file: bool) {
         None => ("host parameters", ParamsSource::from(params.clone())),
         Some(file) => ("a parameter file", ParamsFile::open(&file.0).unwrap().into()),
     };
+    let tuned = tuning == Tuning::WavesAndAhead;
+    let needs = |serial: bool| {
+        let mut needs = VramNeeds::new(lengths, 0, 2, true, serial);
+        if tuned {
+            needs.msm.level0_waves = cuzk::gpu::msm::level0_waves(gpu).expect("the device's waves");
+        }
+        needs
+    };
+    // The smallest budget of a prover as configured by default.
     assert_eq!(least(&source, None), VramPlan::choose(&VramNeeds::new(lengths, 0, 2, true, false), 0).unwrap_err(), "{what}");
     for (sharing, serial) in [(ComputeSharing::Serial, true), (ComputeSharing::Interleaved, false)] {
-        let layouts = VramPlan::layouts(&VramNeeds::new(lengths, 0, 2, true, serial));
-        eprintln!("{what}, {sharing:?}: {} layouts", layouts.len());
+        let layouts = VramPlan::layouts(&needs(serial));
+        eprintln!("{what}, {sharing:?}, {tuning:?}: {} layouts", layouts.len());
         for want in layouts {
-            let prover = Prover::new(source.clone(), config(2, sharing, Some(want.budget))).unwrap_or_else(|e| panic!("{what}, {want}: {e}"));
+            let config = ProverConfig { msm_fill_waves: tuned, streamed_bases_ahead: tuned, ..config(2, sharing, Some(want.budget)) };
+            let prover = Prover::new(source.clone(), config).unwrap_or_else(|e| panic!("{what}, {want}: {e}"));
             assert_eq!(prover.vram_plan(), Some(&want), "{what}: the engine's plan is the chooser's");
             assert_eq!(prover.workers(), want.workers);
             for (i, ours) in prover.prove_batch_with(circuits.clone(), rs.clone()).into_iter().enumerate() {
@@ -82,15 +101,25 @@ fn every_layout_proves_what_bellperson_proves(from_file: bool) {
 
 #[test]
 fn every_layout_of_host_parameters_proves_what_bellperson_proves() {
-    if common::gpu_or_skip("every_layout_of_host_parameters_proves_what_bellperson_proves").is_some() {
-        every_layout_proves_what_bellperson_proves(false);
+    if let Some(gpu) = common::gpu_or_skip("every_layout_of_host_parameters_proves_what_bellperson_proves") {
+        every_layout_proves_what_bellperson_proves(&gpu, false, Tuning::Default);
     }
 }
 
 #[test]
 fn every_layout_of_a_parameter_file_proves_what_bellperson_proves() {
-    if common::gpu_or_skip("every_layout_of_a_parameter_file_proves_what_bellperson_proves").is_some() {
-        every_layout_proves_what_bellperson_proves(true);
+    if let Some(gpu) = common::gpu_or_skip("every_layout_of_a_parameter_file_proves_what_bellperson_proves") {
+        every_layout_proves_what_bellperson_proves(&gpu, true, Tuning::Default);
+    }
+}
+
+/// The first level fitted to the device's waves (other chunks, larger
+/// arenas in the plans) and streamed bases copied ahead into the H MSM's
+/// freed VRAM (other staging buffers), on every layout.
+#[test]
+fn every_layout_with_waves_and_bases_ahead_proves_what_bellperson_proves() {
+    if let Some(gpu) = common::gpu_or_skip("every_layout_with_waves_and_bases_ahead_proves_what_bellperson_proves") {
+        every_layout_proves_what_bellperson_proves(&gpu, false, Tuning::WavesAndAhead);
     }
 }
 

@@ -310,6 +310,8 @@ pub struct GpuEngine {
     /// Words of the MSM arena and of one staging buffer.
     arena_words: usize,
     staging_words: usize,
+    /// `ProverConfig::streamed_bases_ahead`.
+    bases_ahead: bool,
 }
 
 impl Drop for GpuEngine {
@@ -459,6 +461,7 @@ impl GpuEngine {
             msms_run: AtomicU64::new(0),
             arena_words,
             staging_words: staging,
+            bases_ahead: config.streamed_bases_ahead,
         };
         if config.faults.hang.is_some() || config.faults.upload_hang.is_some() {
             engine.devices[0].bind()?;
@@ -1072,7 +1075,9 @@ impl GpuEngine {
                 }
             }
             record(&bufs.msm_done[msm as usize], "record MSM event")?;
-            if msm == ProofMsm::H && h_in_slot && self.staging_words > 0 {
+            // (With the plan's H in the slot the MSMs' arena and staging
+            // lie past that region, or apart.)
+            if msm == ProofMsm::H && self.bases_ahead && h_in_slot && self.plan.h_in_slot && self.staging_words > 0 {
                 if let Some(ring) = scratch.ring.as_mut() {
                     // The H coefficients' region is free now: more staging
                     // buffers for the streamed MSMs after H.
