@@ -110,7 +110,14 @@ fn main() {
             }
             "--waves" => {
                 let list = args.next().expect("--waves on,off");
-                waves = list.split(',').map(|v| v == "on").collect();
+                waves = list
+                    .split(',')
+                    .map(|v| match v {
+                        "on" => true,
+                        "off" => false,
+                        other => panic!("--waves {other}: expected on or off"),
+                    })
+                    .collect();
             }
             "--tables" => config.tables = number(&mut args, "--tables"),
             // A variant build of the kernels (e.g. other register caps, from
