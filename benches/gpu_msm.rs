@@ -22,6 +22,10 @@
 //! arena sized for a piece); `--waves on,off` plans the first level with
 //! the device's waves (`MsmConfig::level0_waves`) and without.
 
+#[path = "common/on_off.rs"]
+mod on_off;
+use on_off::on_off;
+
 use blstrs::{G1Projective, G2Projective, Scalar};
 use cust::event::{Event, EventFlags};
 use cust::memory::{CopyDestination, DeviceBuffer};
@@ -109,15 +113,7 @@ fn main() {
                 calls = list.split(',').map(|v| v.parse().expect("--calls K[,K...]")).collect();
             }
             "--waves" => {
-                let list = args.next().expect("--waves on,off");
-                waves = list
-                    .split(',')
-                    .map(|v| match v {
-                        "on" => true,
-                        "off" => false,
-                        other => panic!("--waves {other}: expected on or off"),
-                    })
-                    .collect();
+                waves = on_off("--waves", &args.next().expect("--waves on,off"));
             }
             "--tables" => config.tables = number(&mut args, "--tables"),
             // A variant build of the kernels (e.g. other register caps, from

@@ -52,6 +52,10 @@
 //! on,off` with streamed bases copied ahead into the H MSM's freed VRAM
 //! and not (`ProverConfig::streamed_bases_ahead`).
 
+#[path = "common/on_off.rs"]
+mod on_off;
+use on_off::on_off;
+
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::TrySendError;
 use std::sync::{Arc, Mutex};
@@ -104,17 +108,6 @@ struct Args {
     carries: Vec<bool>,
     fill_waves: Vec<bool>,
     ahead: Vec<bool>,
-}
-
-/// `on`, `off` or both, comma-separated.
-fn on_off(flag: &str, list: &str) -> Vec<bool> {
-    list.split(',')
-        .map(|v| match v {
-            "on" => true,
-            "off" => false,
-            other => panic!("{flag} {other}: expected on or off"),
-        })
-        .collect()
 }
 
 fn parse_args() -> Args {
