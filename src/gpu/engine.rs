@@ -746,12 +746,22 @@ impl GpuEngine {
             ws.uploaded.record(&ws.stream).map_err(|e| gpu_err("record upload event", e))?;
             return Ok(Uploaded { direct, sent });
         }
-        for (which, part) in [Part::A, Part::B, Part::C].into_iter().enumerate() {
+        for (which, part) in [Part::A, Part::B].into_iter().enumerate() {
             upload(stager, part, lay.abc(which))?;
             if which == 0 {
                 self.faults.check(Fault::Upload)?;
             }
-            let len = part.of(asg).len();
+        }
+        // c is a·b wherever the witness satisfies its circuit (checked on
+        // the host when `check_satisfied`; where it does not, the proof
+        // fails its check either way): made here, a quarter of the bytes
+        // not sent. Padding zeroed after: the product reads only values.
+        let len = asg.a.len();
+        // SAFETY: a, b and c are regions of the slot with room for `len`
+        // scalars; only this slot's stream touches them, after a and b's
+        // copies above.
+        unsafe { multiply_evaluations(&self.devices[ws.device], &ws.stream, [at(lay.abc(0)), at(lay.abc(1)), at(lay.abc(2))], len)? };
+        for which in 0..3 {
             zero_async(&ws.stream, at(lay.abc(which) + len * FR_WORDS), (lay.domain - len) * FR_WORDS)?;
         }
         // Late scalars go up during the compute (`copy_late_scalars`).
@@ -765,7 +775,7 @@ impl GpuEngine {
         stager.upload(&ws.stream, at(lay.b_input_density_at()), asg.b_input_density.words())?;
         ws.uploaded.record(&ws.stream).map_err(|e| gpu_err("record upload event", e))?;
         let late = if lay.late_scalars { 32 * (asg.input.len() + asg.aux.len()) } else { 0 };
-        Ok(Uploaded { direct, sent: asg.value_bytes() - late })
+        Ok(Uploaded { direct, sent: asg.value_bytes() - late - std::mem::size_of_val(asg.c.as_slice()) })
     }
 
     /// Aux values per count of those other than 0 and 1
@@ -1208,6 +1218,18 @@ unsafe fn expand_classes(gpu: &GpuDevice, stream: &Stream, [classes, chunks, oth
     let mut n = u32::try_from(n).map_err(|_| ProverError::Config("over 2^32 aux values".into()))?;
     let args = super::launch::kernel_args![classes, chunks, others, out, n];
     super::launch::launch_elementwise(&gpu.module, stream, "witness_expand", n, &args)
+}
+
+/// Enqueues `c[i] = a[i] · b[i]` for `n` evaluations.
+///
+/// # Safety
+/// Each pointer has room for `n` scalars, untouched by others until the
+/// stream is past the kernel.
+unsafe fn multiply_evaluations(gpu: &GpuDevice, stream: &Stream, [a, b, c]: [DevicePointer<u64>; 3], n: usize) -> Result<(), ProverError> {
+    let (mut a, mut b, mut c) = (a, b, c);
+    let mut n = u32::try_from(n).map_err(|_| ProverError::Config("over 2^32 constraints".into()))?;
+    let args = super::launch::kernel_args![a, b, c, n];
+    super::launch::launch_elementwise(&gpu.module, stream, "fr_mul", n, &args)
 }
 
 /// Test hook (`FaultPlan::poison`): a kernel write to an unmapped address,

@@ -319,14 +319,16 @@ impl CostModel {
         let gpu = compute + stalls + chunking + tables;
         let lay = &needs.layout;
         let compiled = needs.compiled_bytes > 0;
+        // Full assignments send a and b (c = a·b is made on the GPU) and
+        // the scalars.
         let witness_bytes = if compiled {
             lay.scalars as f64 * 32.0 * Self::CLASSED_SHARE
         } else {
-            (3 * lay.domain + lay.scalars) as f64 * 32.0
+            (2 * lay.domain + lay.scalars) as f64 * 32.0
         };
         let link = (plan.streamed_bytes_per_proof as f64 + witness_bytes) / Self::LINK_BYTES_PER_S;
         // Late scalars go up during the H MSM, not at pre-stage.
-        let staged_bytes = if plan.scalars_late { (3 * lay.domain) as f64 * 32.0 } else { witness_bytes };
+        let staged_bytes = if plan.scalars_late { (2 * lay.domain) as f64 * 32.0 } else { witness_bytes };
         let prestage = staged_bytes / Self::LINK_BYTES_PER_S + if compiled { domain * Self::PRESTAGE_COMPILED_NS * 1e-9 } else { 0.0 };
         gpu.max(link) + if plan.workers == 1 { prestage } else { 0.0 }
     }
