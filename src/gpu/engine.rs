@@ -774,8 +774,8 @@ impl GpuEngine {
         stager.upload(&ws.stream, at(lay.b_aux_density_at()), asg.b_aux_density.words())?;
         stager.upload(&ws.stream, at(lay.b_input_density_at()), asg.b_input_density.words())?;
         ws.uploaded.record(&ws.stream).map_err(|e| gpu_err("record upload event", e))?;
-        let late = if lay.late_scalars { 32 * (asg.input.len() + asg.aux.len()) } else { 0 };
-        Ok(Uploaded { direct, sent: asg.value_bytes() - late - std::mem::size_of_val(asg.c.as_slice()) })
+        let scalars = if lay.late_scalars { 0 } else { asg.input.len() + asg.aux.len() };
+        Ok(Uploaded { direct, sent: 32 * (asg.a.len() + asg.b.len() + scalars) })
     }
 
     /// Aux values per count of those other than 0 and 1
@@ -1085,9 +1085,9 @@ impl GpuEngine {
                 }
             }
             record(&bufs.msm_done[msm as usize], "record MSM event")?;
-            // (With the plan's H in the slot the MSMs' arena and staging
-            // lie past that region, or apart.)
-            if msm == ProofMsm::H && self.bases_ahead && h_in_slot && self.plan.h_in_slot && self.staging_words > 0 {
+            // (With H in the slot the MSMs' arena and staging lie past
+            // that region, or apart.)
+            if msm == ProofMsm::H && self.bases_ahead && h_in_slot && self.staging_words > 0 {
                 if let Some(ring) = scratch.ring.as_mut() {
                     // The H coefficients' region is free now: more staging
                     // buffers for the streamed MSMs after H.

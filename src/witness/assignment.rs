@@ -138,12 +138,6 @@ impl Assignment {
         true
     }
 
-    /// Bytes of the values (a, b, c, inputs, aux).
-    #[cfg_attr(not(feature = "cuda"), allow(dead_code))]
-    pub(crate) fn value_bytes(&self) -> usize {
-        [&self.a, &self.b, &self.c, &self.input, &self.aux].iter().map(|v| v.len()).sum::<usize>() * std::mem::size_of::<Scalar>()
-    }
-
     /// Bytes the vectors hold room for.
     pub(crate) fn reserved_bytes(&self) -> usize {
         [&self.a, &self.b, &self.c, &self.input, &self.aux].iter().map(|v| v.capacity()).sum::<usize>() * std::mem::size_of::<Scalar>()
