@@ -50,7 +50,8 @@
 //! `--fill-waves on,off` likewise with the MSMs' first level sized to the
 //! device's waves and not (`ProverConfig::msm_fill_waves`), `--ahead
 //! on,off` with streamed bases copied ahead into the H MSM's freed VRAM
-//! and not (`ProverConfig::streamed_bases_ahead`).
+//! and not (`ProverConfig::streamed_bases_ahead`); both default to the
+//! prover's default (on).
 
 #[path = "common/on_off.rs"]
 mod on_off;
@@ -128,8 +129,8 @@ fn parse_args() -> Args {
         vram_limits: vec![None],
         accumulations: vec![MsmAccumulation::Xyzz],
         carries: vec![true],
-        fill_waves: vec![false],
-        ahead: vec![false],
+        fill_waves: vec![ProverConfig::default().msm_fill_waves],
+        ahead: vec![ProverConfig::default().streamed_bases_ahead],
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {

@@ -46,11 +46,12 @@ struct Args {
     /// Share of the aux variables the B density selects.
     #[arg(long, default_value_t = 0.254)]
     b_density: f64,
-    /// First-level MSM threads the GPU runs at once, for a prover with
-    /// `ProverConfig::msm_fill_waves` (`MsmConfig::level0_waves`, both
-    /// curves; 0, the default: off). An H100 or H200: 33792 (132 SMs × 2
+    /// First-level MSM threads the GPU runs at once, as a prover with
+    /// `ProverConfig::msm_fill_waves` (the default) reads them from its
+    /// device (`MsmConfig::level0_waves`, both curves; 0: a prover with
+    /// it off). The default is an H100's or H200's: 33792 (132 SMs × 2
     /// blocks × 128).
-    #[arg(long, default_value_t = 0)]
+    #[arg(long, default_value_t = 33792)]
     wave_threads: u32,
     /// Print every layout a budget can give, from the smallest budget up,
     /// instead of the plans for `--gib`.
