@@ -74,7 +74,11 @@ fn every_layout_proves_what_bellperson_proves(gpu: &cuzk::gpu::GpuDevice, from_f
         Some(file) => ("a parameter file", ParamsFile::open(&file.0).unwrap().into()),
     };
     let defaults = ProverConfig::default();
-    let tuned = tuning == Tuning::Default;
+    // The two settings as the provers below get them.
+    let (fill_waves, ahead) = match tuning {
+        Tuning::Default => (defaults.msm_fill_waves, defaults.streamed_bases_ahead),
+        Tuning::Untuned => (false, false),
+    };
     let needs = |serial: bool, waves: bool| {
         let mut needs = VramNeeds::new(lengths, 0, 2, true, serial);
         if waves {
@@ -83,14 +87,12 @@ fn every_layout_proves_what_bellperson_proves(gpu: &cuzk::gpu::GpuDevice, from_f
         needs
     };
     // The smallest budget of a prover as configured by default.
-    let least_needs = needs(false, defaults.msm_fill_waves);
-    assert_eq!(least(&source, None), VramPlan::choose(&least_needs, 0).unwrap_err(), "{what}");
+    assert_eq!(least(&source, None), VramPlan::choose(&needs(false, defaults.msm_fill_waves), 0).unwrap_err(), "{what}");
     for (sharing, serial) in [(ComputeSharing::Serial, true), (ComputeSharing::Interleaved, false)] {
-        let layouts = VramPlan::layouts(&needs(serial, tuned && defaults.msm_fill_waves));
+        let layouts = VramPlan::layouts(&needs(serial, fill_waves));
         eprintln!("{what}, {sharing:?}, {tuning:?}: {} layouts", layouts.len());
         for want in layouts {
-            let config = config(2, sharing, Some(want.budget));
-            let config = if tuned { config } else { ProverConfig { msm_fill_waves: false, streamed_bases_ahead: false, ..config } };
+            let config = ProverConfig { msm_fill_waves: fill_waves, streamed_bases_ahead: ahead, ..config(2, sharing, Some(want.budget)) };
             let prover = Prover::new(source.clone(), config).unwrap_or_else(|e| panic!("{what}, {want}: {e}"));
             assert_eq!(prover.vram_plan(), Some(&want), "{what}: the engine's plan is the chooser's");
             assert_eq!(prover.workers(), want.workers);
