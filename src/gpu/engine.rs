@@ -193,6 +193,9 @@ struct ComputeBuffers {
     /// After the H step, for the first streamed copy (which may write into
     /// the a, b, c the H step reads).
     h_marker: Marker,
+    /// Within an H step over its input, once it is done with the slot's b
+    /// region (all but `c`'s inverse): for copies into that region.
+    b_read: Marker,
     /// Recorded after each of the eight MSMs (also a skipped one), for the
     /// per-MSM times in the debug log.
     msm_done: [Event; 8],
@@ -200,6 +203,8 @@ struct ComputeBuffers {
     /// the worker's stream waits on `scalars_ready` before the next MSM.
     late: Stream,
     scalars_ready: Marker,
+    /// Around the late scalars' copies (the debug log's copy timeline).
+    late_copy: (Event, Event),
     /// Around each streamed copy of a proof, on the copy stream (one pair
     /// per MSM piece when the plan streams): the copy engine's own time,
     /// without the waits for the MSMs between copies.
@@ -222,9 +227,11 @@ impl ComputeBuffers {
             began: timing()?,
             h_done: timing()?,
             h_marker: Marker::new()?,
+            b_read: Marker::new()?,
             msm_done: [timing()?, timing()?, timing()?, timing()?, timing()?, timing()?, timing()?, timing()?],
             late: Stream::new(StreamFlags::NON_BLOCKING, None).map_err(|e| gpu_err("stream", e))?,
             scalars_ready: Marker::new()?,
+            late_copy: (timing()?, timing()?),
             copies: (0..copies).map(|_| Ok((timing()?, timing()?))).collect::<Result<_, ProverError>>()?,
             // The host waits on this one for the whole proof: block, not spin.
             done: Event::new(EventFlags::BLOCKING_SYNC).map_err(|e| gpu_err("event", e))?,
@@ -926,7 +933,8 @@ impl GpuEngine {
         if log::log_enabled!(log::Level::Debug) {
             let mut each = String::new();
             let mut prev = &bufs.h_done;
-            for (msm, event) in ProofMsm::ALL.iter().zip(&bufs.msm_done) {
+            for msm in &ProofMsm::RUN_ORDER {
+                let event = &bufs.msm_done[*msm as usize];
                 let took = event.elapsed(prev).unwrap_or_default();
                 let (calls, carried) = ran.calls[*msm as usize];
                 each += &format!(" {msm:?} {took:.3?}");
@@ -936,6 +944,23 @@ impl GpuEngine {
                 prev = event;
             }
             debug!("slot {}: MSMs one by one:{each}", st.slot);
+            // Each copy's start and end, in ms from the H step's end
+            // (negative: during it): where a stall at the link shows.
+            let span = |(began, done): &(Event, Event)| {
+                let at = |e: &Event| e.elapsed_time_f32(&bufs.h_done).map_or("?".to_string(), |ms| format!("{ms:.0}"));
+                format!("{}..{}", at(began), at(done))
+            };
+            let mut copies = String::new();
+            if ran.late_bytes > 0 {
+                copies += &format!(" late scalars {};", span(&bufs.late_copy));
+            }
+            if ran.copies > 0 {
+                let each: Vec<String> = bufs.copies.iter().take(ran.copies).map(span).collect();
+                copies += &format!(" streamed pieces {}", each.join(" "));
+            }
+            if !copies.is_empty() {
+                debug!("slot {}: copies, ms from the H step's end:{copies}", st.slot);
+            }
         }
         Ok(proof)
     }
@@ -975,7 +1000,7 @@ impl GpuEngine {
                 // The coefficients land in the slot's first region (passed
                 // as b: the product a·b is symmetric), leaving the other two
                 // one block for the MSMs' arena.
-                unsafe { shared.ntt.h_step_over_input(gpu, &ws.stream, &mut b, &mut a, &mut c, st.evaluations)? };
+                unsafe { shared.ntt.h_step_over_input_marked(gpu, &ws.stream, &mut b, &mut a, &mut c, st.evaluations, Some(&bufs.b_read))? };
                 a.as_device_ptr()
             }
         };
@@ -987,8 +1012,8 @@ impl GpuEngine {
         // The arena and the two staging buffers: in the slot's a, b, c
         // (free once the H step is done) or in the scratch set.
         let msm_words = self.arena_words + 2 * self.staging_words;
-        // After the H output (a's region) and the late scalars (b's).
-        let in_slot_at = lay.abc(self.plan.h_in_slot as usize + self.plan.scalars_late as usize);
+        // After the H output (a's region), before the late scalars (c's).
+        let in_slot_at = lay.msm_in_slot_at(self.plan.h_in_slot);
         let msm_region = match &mut scratch.msm {
             Some(buf) => buf.index(..msm_words),
             None => ws.vram.index(in_slot_at..in_slot_at + msm_words),
@@ -997,11 +1022,36 @@ impl GpuEngine {
         let staging = [staging_at, staging_at + 8 * self.staging_words as u64];
         let mut arena = msm_region.index(..self.arena_words.max(1));
         let mut ran = Ran { pieces: vec![false; self.places.total_pieces()], calls: [(0, false); 8], streamed_bytes: 0, late_bytes: 0, copies: 0 };
-        let mut first_copy = true;
+        // In the slot, each staging buffer's first copy of a proof waits
+        // until the H step is done with its memory: the slot's b region
+        // once the H step over its input has only c's inverse left
+        // (`b_read`), the rest of a, b, c at its end.
+        let region_b = {
+            let base = ws.vram.as_device_ptr().as_raw();
+            (base + 8 * lay.abc(1) as u64)..(base + 8 * lay.abc(2) as u64)
+        };
+        let free_from = |at: u64| match h_in_slot && region_b.contains(&at) && at + 8 * self.staging_words as u64 <= region_b.end {
+            true => &bufs.b_read,
+            false => &bufs.h_marker,
+        };
+        let mut unused = [self.plan.msm_in_slot; 2];
         if let Some(ring) = scratch.ring.as_mut() {
             ring.begin();
+            if self.bases_ahead {
+                // What the H step leaves idle in the slot's a, b, c: more
+                // staging buffers from the start, so streamed copies run
+                // ahead of their MSMs by that many more pieces.
+                let msm_in_slot = scratch.msm.is_none().then_some(msm_words);
+                let base = ws.vram.as_device_ptr().as_raw();
+                let idle: Vec<u64> = lay.idle_staging_buffers(h_in_slot, msm_in_slot, self.staging_words).into_iter().map(|w| base + 8 * w as u64).collect();
+                // SAFETY: that memory is the slot's, past everything the
+                // MSMs read (the H output, the late scalars, the arena and
+                // staging); the H step enqueued above is the last to use
+                // it before the slot's next proof.
+                unsafe { ring.extend(&idle, &ws.stream)? };
+            }
         }
-        for msm in ProofMsm::ALL {
+        for msm in ProofMsm::RUN_ORDER {
             if msm == ProofMsm::L {
                 if let Some(job) = &st.late_job {
                     ran.late_bytes = self.copy_late_scalars(ws, bufs, job)?;
@@ -1048,11 +1098,13 @@ impl GpuEngine {
                         // SAFETY: both staging buffers hold a piece's bases
                         // (a chunk of G1 points, half as many in G2) and are
                         // reserved for the engine's life; in the slot, the
-                        // first copy of a proof waits for its H step, whose
-                        // a, b, c they reuse (apart, copies start at once).
-                        let after_h = (first_copy && self.plan.msm_in_slot).then_some(&bufs.h_marker);
-                        let at = unsafe { ring.fill(staging, host, piece.base_first, piece.selected, after_h, &ws.stream, bufs.copies.get(ran.copies))? };
-                        first_copy = false;
+                        // first copy into each of a proof waits until its H
+                        // step is done with that memory (apart, copies start
+                        // at once); other buffers' memory is free once the
+                        // work their markers were recorded after is done.
+                        let next = ring.next_buffer();
+                        let after = (next < 2 && std::mem::take(&mut unused[next])).then(|| free_from(staging[next]));
+                        let at = unsafe { ring.fill(staging, host, piece.base_first, piece.selected, after, &ws.stream, bufs.copies.get(ran.copies))? };
                         ran.copies += 1;
                         ran.streamed_bytes += piece.selected * host.curve().affine_limbs() * 8;
                         (BasesAt { ptr: at, len: piece.selected, curve: host.curve(), tables: 1, table_c: 0 }, part, true)
@@ -1108,9 +1160,9 @@ impl GpuEngine {
         Ok(ran)
     }
 
-    /// Copies a late-scalars job's inputs and aux into the slot's b region
+    /// Copies a late-scalars job's inputs and aux into the slot's c region
     /// on the worker's late stream, once the H step (whose output went over
-    /// a, and which read b) is done, beside the H MSM; the worker's stream
+    /// a) is done, beside the H MSM; the worker's stream
     /// waits for them before its next MSM. Pinned pool memory is copied
     /// directly, the rest through the slot's staging chunks (which blocks
     /// this thread while the GPU runs the H MSM). Returns the bytes.
@@ -1120,10 +1172,13 @@ impl GpuEngine {
         // SAFETY: both offsets are regions of the slot (SlotLayout).
         let at = |words: usize| unsafe { ws.vram.as_device_ptr().add(words) };
         bufs.h_marker.wait_on(&bufs.late)?;
+        let timing = |event: &Event| event.record(&bufs.late).map_err(|e| gpu_err("record late copy event", e));
+        timing(&bufs.late_copy.0)?;
         let mut stager = ws.stager.lock().unwrap_or_else(|e| e.into_inner());
         for (part, to) in [(Part::Input, lay.scalars_at()), (Part::Aux, lay.aux_scalars_at())] {
             upload_part(&bufs.late, &mut stager, job, part, at(to))?;
         }
+        timing(&bufs.late_copy.1)?;
         bufs.scalars_ready.record(&bufs.late)?;
         bufs.scalars_ready.wait_on(&ws.stream)?;
         Ok(32 * (asg.input.len() + asg.aux.len()))

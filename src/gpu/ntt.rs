@@ -25,6 +25,7 @@ pub use cuzk_kernels::ntt::plan::{Direction, Order, MAX_PASS_BITS};
 use cuzk_kernels::ntt::TableLayout;
 
 use super::bound_buffer::BoundBuffer;
+use super::compute_order::Marker;
 use super::elementwise::scalar_limbs;
 use super::launch::launch_elementwise;
 use super::{gpu_err, GpuDevice};
@@ -267,6 +268,27 @@ impl GpuNtt {
     /// # Safety
     /// As for [`Self::h_step`].
     pub unsafe fn h_step_over_input(&self, gpu: &GpuDevice, stream: &Stream, a: &mut DeviceSlice<u64>, b: &mut DeviceSlice<u64>, c: &mut DeviceSlice<u64>, n: usize) -> Result<(), ProverError> {
+        self.h_step_over_input_marked(gpu, stream, a, b, c, n, None)
+    }
+
+    /// [`Self::h_step_over_input`], recording `a_read` on the stream once
+    /// every pass that reads or writes `a` is enqueued: `c`'s inverse,
+    /// the last sixth of the transforms, still runs after it, and `a` may
+    /// be reused from then on.
+    ///
+    /// # Safety
+    /// As for [`Self::h_step`].
+    #[allow(clippy::too_many_arguments)]
+    pub(super) unsafe fn h_step_over_input_marked(
+        &self,
+        gpu: &GpuDevice,
+        stream: &Stream,
+        a: &mut DeviceSlice<u64>,
+        b: &mut DeviceSlice<u64>,
+        c: &mut DeviceSlice<u64>,
+        n: usize,
+        a_read: Option<&Marker>,
+    ) -> Result<(), ProverError> {
         let log_n = self.check_h_buffers(gpu, [&*a, &*b, &*c], n, None)?;
         if !plan::h_step_over_input_fits(log_n, self.max_bits) {
             return Err(ProverError::Config(format!("an H step over its input needs two passes or more (2^{log_n} at {} bits a pass)", self.max_bits)));
@@ -274,7 +296,12 @@ impl GpuNtt {
         let addr = |s: &DeviceSlice<u64>| s.as_device_ptr().as_raw();
         let mut passes = Vec::new();
         plan::h_step_over_input(log_n, self.max_bits, n as u32, addr(a), addr(b), addr(c), &self.tables(), |p| passes.push(*p));
-        launch_all(&gpu.module, stream, &passes)
+        let split = plan::passes_through(&passes, addr(a));
+        launch_all(&gpu.module, stream, &passes[..split])?;
+        if let Some(m) = a_read {
+            m.record(stream)?;
+        }
+        launch_all(&gpu.module, stream, &passes[split..])
     }
 
     /// The H step's buffers checked: on this device, a, b, c of one 2^k

@@ -2,11 +2,13 @@
 //! pinned host memory into one of the staging buffers on a copy stream,
 //! while the worker's stream runs the MSM of the piece before.
 //!
-//! Two staging buffers are the ring's own. Once the H query's MSM is done,
-//! the VRAM its scalars took (the slot's first region, 4 GiB at 2^27) is
-//! free until the proof ends, and the ring can take it as more buffers
-//! ([`Ring::extend`]): the copies of the next streamed MSMs then run ahead
-//! while MSMs over resident bases compute, instead of one piece ahead.
+//! Two staging buffers are the ring's own. The ring can take more
+//! ([`Ring::extend`]): from the H step's end, whatever of the slot's a, b,
+//! c no MSM reads (`SlotLayout::idle_staging_buffers`), and once the H
+//! query's MSM is done, the VRAM its scalars took (the slot's first
+//! region, 4 GiB at 2^27). The copies of streamed pieces then run that
+//! many pieces ahead of their MSMs, also while MSMs over resident bases
+//! compute, instead of one piece ahead.
 //!
 //! Markers order it: a copy into buffer `i` waits until the MSM that last
 //! read `i` is done (`consumed[i]`), the MSM waits until its copy is done
@@ -71,6 +73,12 @@ impl Ring {
             self.extra.push(at);
         }
         Ok(())
+    }
+
+    /// The buffer the next [`Self::fill`] copies into: 0 and 1 are the
+    /// ring's own staging buffers, the rest those [`Self::extend`] took.
+    pub fn next_buffer(&self) -> usize {
+        self.next
     }
 
     /// Staging buffers in use.

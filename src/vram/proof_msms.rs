@@ -43,6 +43,23 @@ impl ProofMsm {
         ProofMsm::BG2Aux,
     ];
 
+    /// The order a proof runs them in: H first (with late scalars, they
+    /// are copied in beside it), then MSMs over resident and streamed
+    /// bases taking turns as a 48 GiB plan has them (L and A resident, B
+    /// streamed): the link copies the next streamed pieces while resident
+    /// ones compute, instead of idling with its buffers full while L and
+    /// A run back to back.
+    pub const RUN_ORDER: [ProofMsm; 8] = [
+        ProofMsm::H,
+        ProofMsm::L,
+        ProofMsm::BG1Inputs,
+        ProofMsm::BG1Aux,
+        ProofMsm::AInputs,
+        ProofMsm::AAux,
+        ProofMsm::BG2Inputs,
+        ProofMsm::BG2Aux,
+    ];
+
     /// G1 or G2: its query's.
     pub fn curve(self) -> MsmCurve {
         query_curve(self.query())

@@ -18,9 +18,11 @@ pub struct SlotLayout {
     /// Words of the B-input density bitmap.
     pub input_density_words: usize,
     /// The scalars are not uploaded with the witness: a compute copies
-    /// them into b's region once the H step, which wrote its output over a
+    /// them into c's region once the H step, which wrote its output over a
     /// (`VramPlan::scalars_late`), is done with it; the slot then holds
-    /// a, b, c and the densities alone.
+    /// a, b, c and the densities alone. (b's region, which the H step is
+    /// done with before c's, takes the MSMs' staging buffers: their first
+    /// pieces are copied while c's inverse runs.)
     pub late_scalars: bool,
 }
 
@@ -46,10 +48,10 @@ impl SlotLayout {
         which * self.domain * FR_WORDS
     }
     /// Where the scalars (inputs, then aux) begin: after a, b, c, or with
-    /// late scalars in b's region.
+    /// late scalars in c's region.
     pub fn scalars_at(&self) -> usize {
         if self.late_scalars {
-            self.abc(1)
+            self.abc(2)
         } else {
             self.abc(3)
         }
@@ -65,6 +67,34 @@ impl SlotLayout {
         } else {
             self.scalars_at() + self.scalars * FR_WORDS
         }
+    }
+
+    /// Where the MSMs' arena and staging buffers begin when they lie in
+    /// the slot: after the H output (over a, when `h_in_slot`), in what
+    /// the late scalars (in c) leave.
+    pub fn msm_in_slot_at(&self, h_in_slot: bool) -> usize {
+        self.abc(h_in_slot as usize)
+    }
+
+    /// The words of a, b, c that nothing uses from the end of the H step
+    /// to the end of the proof: past the H output, the MSMs' arena and
+    /// staging buffers when they lie in the slot (`msm_in_slot_words`),
+    /// before the late scalars.
+    pub fn idle_after_h_step(&self, h_in_slot: bool, msm_in_slot_words: Option<usize>) -> std::ops::Range<usize> {
+        let end = self.abc(if self.late_scalars { 2 } else { 3 });
+        let from = self.msm_in_slot_at(h_in_slot) + msm_in_slot_words.unwrap_or(0);
+        from.min(end)..end
+    }
+
+    /// Where staging buffers of `staging_words` fit in
+    /// [`Self::idle_after_h_step`]: more room for streamed bases to be
+    /// copied ahead of their MSMs, from the H step's end on.
+    pub fn idle_staging_buffers(&self, h_in_slot: bool, msm_in_slot_words: Option<usize>, staging_words: usize) -> Vec<usize> {
+        let idle = self.idle_after_h_step(h_in_slot, msm_in_slot_words);
+        if staging_words == 0 {
+            return Vec::new();
+        }
+        (0..idle.len() / staging_words).map(|k| idle.start + k * staging_words).collect()
     }
 
     /// Whether the scalars fit in one of a, b, c (late scalars need it).

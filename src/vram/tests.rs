@@ -426,3 +426,48 @@ fn the_gpu_budget_tests_shape_has_the_layouts_they_exercise() {
         assert_eq!(plans.last().map(|p| (p.workers, p.streamed.len(), p.msm_chunk)), Some((2, 0, None)), "ends all resident");
     }
 }
+
+/// The staging buffers the H step leaves room for in the slot's a, b, c
+/// (streamed copies then run further ahead): one at 48 GiB for a compiled
+/// circuit (its arena and staging take 5.5 of the 8 GiB past the H
+/// output), none for full assignments with two workers (b's region holds
+/// 3.55 of 4 GiB, the late scalars c's), all of b's region at 16 GiB (the
+/// arena apart).
+#[test]
+fn idle_slot_room_becomes_staging_buffers() {
+    use cuzk_kernels::msm::plan::Level0Waves;
+    let count = |compiled: bool, gib: u64| {
+        let mut needs = VramNeeds::new(porep_32g(), if compiled { COMPILED_32G } else { 0 }, 2, true, true);
+        needs.msm.level0_waves = Level0Waves { g1: 33_792, g2: 33_792 };
+        let p = VramPlan::choose(&needs, gib * GIB).unwrap();
+        let mut lay = needs.layout;
+        lay.late_scalars = p.scalars_late;
+        let staging = needs::staging_words(p.msm_chunk.unwrap());
+        let msm_words = needs.arena_words(p.msm_chunk, p.carried_buckets).unwrap() + 2 * staging;
+        let in_slot = p.msm_in_slot.then_some(msm_words);
+        let idle = lay.idle_after_h_step(p.h_in_slot, in_slot);
+        let buffers = lay.idle_staging_buffers(p.h_in_slot, in_slot, staging);
+        // Past the H output and the MSMs' arena and staging, before the
+        // late scalars (c's region) or a, b, c's end; none overlapping.
+        let first = lay.abc(p.h_in_slot as usize) + in_slot.unwrap_or(0);
+        let end = lay.abc(if p.scalars_late { 2 } else { 3 });
+        assert_eq!(idle, first..end, "{p}");
+        assert!(lay.scalars_at() >= end || !p.scalars_late);
+        for (k, &at) in buffers.iter().enumerate() {
+            assert_eq!(at, first + k * staging);
+            assert!(at + staging <= end);
+        }
+        assert!(idle.len() - buffers.len() * staging < staging);
+        (p, buffers.len())
+    };
+    let (p, n) = count(true, 48);
+    assert_eq!((p.workers, p.msm_in_slot, p.scalars_late, n), (1, true, false, 1), "{p}");
+    let (p, n) = count(false, 48);
+    assert_eq!((p.workers, p.msm_in_slot, p.scalars_late, n), (2, true, true, 0), "{p}");
+    let (p, n) = count(false, 16);
+    assert_eq!((p.msm_in_slot, p.scalars_late, n), (false, true, 5), "{p}");
+    // Nothing to stage into: no buffers.
+    let lay = SlotLayout::for_params(&porep_32g());
+    assert!(lay.idle_staging_buffers(true, None, 0).is_empty());
+    assert!(lay.idle_staging_buffers(true, Some(lay.abc(3)), 1 << 20).is_empty());
+}

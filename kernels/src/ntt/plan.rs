@@ -484,6 +484,13 @@ pub fn h_step(
     }
 }
 
+/// How many of `passes` come up to the last one that reads or writes the
+/// buffer at `at` (none after it does): with [`h_step_over_input`]'s
+/// passes and its `a`, all but `c`'s inverse, after which `a` is free.
+pub fn passes_through(passes: &[PassArgs], at: u64) -> usize {
+    passes.iter().rposition(|p| [p.data, p.b, p.c, p.out].contains(&at)).map_or(0, |i| i + 1)
+}
+
 /// Whether [`h_step_over_input`] can run at 2^`log_n` with passes of at
 /// most `max_bits`: its last inverse must read `b` (first pass) before it
 /// writes over it (last pass), so it needs two passes or more.
