@@ -1026,10 +1026,8 @@ impl GpuEngine {
         // until the H step is done with its memory: the slot's b region
         // once the H step over its input has only c's inverse left
         // (`b_read`), the rest of a, b, c at its end.
-        let region_b = {
-            let base = ws.vram.as_device_ptr().as_raw();
-            (base + 8 * lay.abc(1) as u64)..(base + 8 * lay.abc(2) as u64)
-        };
+        let base = ws.vram.as_device_ptr().as_raw();
+        let region_b = (base + 8 * lay.abc(1) as u64)..(base + 8 * lay.abc(2) as u64);
         let free_from = |at: u64| match h_in_slot && region_b.contains(&at) && at + 8 * self.staging_words as u64 <= region_b.end {
             true => &bufs.b_read,
             false => &bufs.h_marker,
@@ -1042,12 +1040,11 @@ impl GpuEngine {
                 // staging buffers from the start, so streamed copies run
                 // ahead of their MSMs by that many more pieces.
                 let msm_in_slot = scratch.msm.is_none().then_some(msm_words);
-                let base = ws.vram.as_device_ptr().as_raw();
                 let idle: Vec<u64> = lay.idle_staging_buffers(h_in_slot, msm_in_slot, self.staging_words).into_iter().map(|w| base + 8 * w as u64).collect();
-                // SAFETY: that memory is the slot's, past everything the
-                // MSMs read (the H output, the late scalars, the arena and
-                // staging); the H step enqueued above is the last to use
-                // it before the slot's next proof.
+                // SAFETY: that memory is the slot's, apart from everything
+                // the MSMs read (the H output, the arena and staging, the
+                // late scalars); the H step enqueued above is the last to
+                // use it before the slot's next proof.
                 unsafe { ring.extend(&idle, &ws.stream)? };
             }
         }
