@@ -167,3 +167,27 @@ fn gpu_checks_the_compiled_witness_and_mismatches_cost_one_proof() {
     assert!(job.is_witness_only() && job.is_pooled() && job.has_witness_classes());
     assert!(common::verifies(&params, &prover.compute(prover.prestage(job).unwrap()).unwrap(), &good.public_values()));
 }
+
+/// A pooled witness-only job's classes are packed into its pinned buffer
+/// when the job is made and go up in one direct copy (the buffer reused
+/// for the second job); the proofs are bellperson's for the same r, s.
+#[test]
+fn gpu_compiled_classes_go_up_from_pinned_memory() {
+    if common::gpu_or_skip("gpu_compiled_classes_go_up_from_pinned_memory").is_none() {
+        return;
+    }
+    let mut rng = common::rng();
+    // Enough aux values for the classes' area to be pinned (64 KiB).
+    let shape = SyntheticPorep::shape(40_000, 4);
+    let params = common::params_for(shape.clone(), &mut rng);
+    let prover = Prover::with_compiled(params.clone(), CompiledCircuit::record(shape).unwrap(), gpu_config(1)).unwrap();
+    for seed in [5, 6] {
+        let circuit = SyntheticPorep::with_witness(40_000, 4, seed);
+        let job = prover.job(circuit.clone(), &mut rng).unwrap();
+        assert!(job.is_pooled() && job.has_witness_classes());
+        let (r, s) = (job.r, job.s);
+        let (proof, timings) = prover.compute_timed(prover.prestage(job).unwrap()).unwrap();
+        assert!(timings.pinned_bytes > 0, "seed {seed}: the classes went up through staging ({timings})");
+        assert_eq!(proof, common::bellperson_proofs(&params, vec![circuit], &[(r, s)])[0], "seed {seed}");
+    }
+}

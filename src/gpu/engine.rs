@@ -710,11 +710,9 @@ impl GpuEngine {
         let base = ws.vram.as_device_ptr();
         // SAFETY: every offset below is a region of the slot (SlotLayout).
         let at = |words: usize| unsafe { base.add(words) };
+        // Each returns the bytes copied directly from pinned memory.
         let mut direct = 0;
-        let mut upload = |stager: &mut PinnedStager, part: Part, to: usize| {
-            direct += upload_part(&ws.stream, stager, job, part, at(to))?;
-            Ok::<(), ProverError>(())
-        };
+        let upload = |stager: &mut PinnedStager, part: Part, to: usize| upload_part(&ws.stream, stager, job, part, at(to));
         ws.upload_began.record(&ws.stream).map_err(|e| gpu_err("record upload event", e))?;
         if let (Err(_), Some(word)) = (self.faults.check(Fault::UploadHang), &self.hang_word) {
             // SAFETY: the word lives as long as the engine; the stream
@@ -722,20 +720,30 @@ impl GpuEngine {
             unsafe { sys_check("upload hang", cuStreamWaitValue32_v2(ws.stream.as_inner(), word.as_device_ptr().as_raw(), 1, 1))? };
         }
         if job.is_witness_only() {
-            upload(stager, Part::Input, lay.scalars_at())?;
+            direct += upload(stager, Part::Input, lay.scalars_at())?;
             self.faults.check(Fault::Upload)?;
             let mut sent = 32 * asg.input.len();
             // The aux values as classes when they came with the job and
             // fit the slot's b and c regions (a, b, c are written later).
             let scratch = lay.abc(1)..lay.abc(3);
-            match job.classes().filter(|c| classes_words(c) <= scratch.len()) {
+            match job.classes().filter(|c| c.words() <= scratch.len()) {
                 Some(c) => {
                     let (classes_at, chunks_at) = (scratch.start, scratch.start + c.classes.len());
                     let others_at = chunks_at + c.chunk_start.len().div_ceil(2);
-                    stager.upload(&ws.stream, at(classes_at), &c.classes)?;
-                    let chunk_words: Vec<u64> = c.chunk_start.chunks(2).map(|p| p[0] as u64 | (*p.get(1).unwrap_or(&0) as u64) << 32).collect();
-                    stager.upload(&ws.stream, at(chunks_at), &chunk_words)?;
-                    stager.upload(&ws.stream, at(others_at), scalar_limbs(&c.others))?;
+                    // Packed in the job's pinned buffer when it was made
+                    // (one direct copy), else the three parts through staging.
+                    match job.pooled_witness().and_then(|w| w.pinned_classes()).filter(|p| p.len() == c.words()) {
+                        Some(packed) => {
+                            copy_pinned(&ws.stream, at(classes_at), packed)?;
+                            direct += std::mem::size_of_val(packed);
+                        }
+                        None => {
+                            stager.upload(&ws.stream, at(classes_at), &c.classes)?;
+                            let chunk_words: Vec<u64> = c.chunk_words().collect();
+                            stager.upload(&ws.stream, at(chunks_at), &chunk_words)?;
+                            stager.upload(&ws.stream, at(others_at), scalar_limbs(&c.others))?;
+                        }
+                    }
                     // SAFETY: the classed witness lies in the slot's b and c
                     // regions, the output is its aux region; only this
                     // slot's stream touches them, and the prestage waits
@@ -744,7 +752,7 @@ impl GpuEngine {
                     sent += c.bytes();
                 }
                 None => {
-                    upload(stager, Part::Aux, lay.aux_scalars_at())?;
+                    direct += upload(stager, Part::Aux, lay.aux_scalars_at())?;
                     sent += 32 * asg.aux.len();
                 }
             }
@@ -754,7 +762,7 @@ impl GpuEngine {
             return Ok(Uploaded { direct, sent });
         }
         for (which, part) in [Part::A, Part::B].into_iter().enumerate() {
-            upload(stager, part, lay.abc(which))?;
+            direct += upload(stager, part, lay.abc(which))?;
             if which == 0 {
                 self.faults.check(Fault::Upload)?;
             }
@@ -773,8 +781,8 @@ impl GpuEngine {
         }
         // Late scalars go up during the compute (`copy_late_scalars`).
         if !lay.late_scalars {
-            upload(stager, Part::Input, lay.scalars_at())?;
-            upload(stager, Part::Aux, lay.aux_scalars_at())?;
+            direct += upload(stager, Part::Input, lay.scalars_at())?;
+            direct += upload(stager, Part::Aux, lay.aux_scalars_at())?;
             self.enqueue_count_general(ws, at(lay.aux_scalars_at()), asg.aux.len())?;
         }
         stager.upload(&ws.stream, at(lay.a_aux_density_at()), asg.a_aux_density.words())?;
@@ -1252,11 +1260,6 @@ struct Uploaded {
     direct: usize,
     /// Bytes sent to the GPU in all (values or their classes).
     sent: usize,
-}
-
-/// Words a classed witness takes in the slot's scratch.
-fn classes_words(c: &crate::witness::classes::ClassedValues) -> usize {
-    c.classes.len() + c.chunk_start.len().div_ceil(2) + c.others.len() * FR_WORDS
 }
 
 /// Enqueues the expansion of a classed witness (`[classes, chunk starts,

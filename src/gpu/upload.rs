@@ -10,7 +10,7 @@
 //! Filling a chunk is a host memcpy, and one thread's memcpy (≈ 5 GB/s
 //! measured on the H200 machine) was the bound of a full-size pre-stage
 //! (16.7 GB in 3.1 s), so chunks are filled by several threads (the
-//! prover's own, `host_pool`).
+//! copies' pool of `host_pool`, apart from the prover's other host work).
 
 use cust::event::{Event, EventFlags};
 use cust::memory::{DevicePointer, LockedBuffer};
@@ -58,7 +58,7 @@ impl PinnedStager {
     pub fn upload_bytes(&mut self, stream: &Stream, dst: DevicePointer<u64>, src: &[u8]) -> Result<(), ProverError> {
         self.upload_filled(stream, dst, src.len(), |chunk, offset| {
             let piece = &src[offset..offset + chunk.len()];
-            crate::prover::host_pool::run(|| chunk.par_chunks_mut(COPY_BYTES).zip(piece.par_chunks(COPY_BYTES)).for_each(|(dst, src)| dst.copy_from_slice(src)));
+            crate::prover::host_pool::run_copy(|| chunk.par_chunks_mut(COPY_BYTES).zip(piece.par_chunks(COPY_BYTES)).for_each(|(dst, src)| dst.copy_from_slice(src)));
             Ok(())
         })
     }

@@ -73,9 +73,11 @@ pub struct ProverConfig {
     /// Reusable host buffers that `job` and `prove_batch` synthesize into
     /// (GPU: pinned once, then uploaded directly by the copy engine at the
     /// link's speed instead of through a staging copy). Each holds one
-    /// witness (about 17 GB for a 32 GiB PoRep partition) for the prover's
-    /// life once made. `None`: one per worker; `Some(0)`: none (plain
-    /// allocations, staged uploads). Jobs beyond them use plain allocations.
+    /// witness (about 17 GB for a 32 GiB PoRep partition; with a compiled
+    /// circuit the witness alone, 4.2 GB, plus 0.55 GB for its classes,
+    /// which are copied in when the job is made) for the prover's life once
+    /// made. `None`: one per worker; `Some(0)`: none (plain allocations,
+    /// staged uploads). Jobs beyond them use plain allocations.
     pub pinned_witnesses: Option<usize>,
     /// Check every proof against the verifying key before returning it (a
     /// few milliseconds of pairings per proof, on any backend); one that
@@ -88,7 +90,9 @@ pub struct ProverConfig {
     /// 1, other: 2 bits each) plus the other values, made when the job is
     /// created, and expand them on the GPU: about 3% of the bytes for a
     /// PoRep witness. Witnesses with more than a quarter of other values
-    /// are sent as they are.
+    /// are sent as they are; in a pinned witness buffer (`pinned_witnesses`)
+    /// the classes of up to an eighth of other values are packed in pinned
+    /// memory too, and the GPU copies them directly.
     pub witness_classes: bool,
     /// Longest the host waits on a GPU for one upload or one compute before
     /// it presumes the GPU hung: that proof and every later one on the
@@ -383,7 +387,7 @@ impl Prover {
         };
         let workers = devices * per_device;
         info!("cuzk prover: backend {}, {} worker(s)", engine_name(&engine), workers);
-        let witnesses = witness_pool(&engine, compiled.is_some(), config.pinned_witnesses.unwrap_or(workers));
+        let witnesses = witness_pool(&engine, compiled.is_some(), config.witness_classes, config.pinned_witnesses.unwrap_or(workers));
         let verify = config.verify_proofs.unwrap_or(true);
         let verifier = verify.then(|| bellperson::groth16::prepare_verifying_key(&vk));
         let id = NEXT_PROVER_ID.fetch_add(1, Ordering::Relaxed);
@@ -949,9 +953,10 @@ impl Drop for Prover {
 
 /// The reusable witness buffers of a prover: pinned for the GPU's copy
 /// engine on the GPU backend, none on the CPU (whose prestage consumes the
-/// witness's memory).
+/// witness's memory). A compiled prover's buffers with `classes` also hold
+/// a job's packed classes.
 #[cfg_attr(not(feature = "cuda"), allow(unused_variables))]
-fn witness_pool(engine: &Engine, witness_only: bool, max: usize) -> Option<WitnessPool> {
+fn witness_pool(engine: &Engine, witness_only: bool, classes: bool, max: usize) -> Option<WitnessPool> {
     match engine {
         Engine::Cpu => None,
         #[cfg(feature = "cuda")]
@@ -963,8 +968,10 @@ fn witness_pool(engine: &Engine, witness_only: bool, max: usize) -> Option<Witne
             // A compiled prover's jobs hold the witness alone: no a, b, c.
             let evaluations = if witness_only { 0 } else { lay.domain };
             let capacity = crate::witness::pool::WitnessCapacity { evaluations, inputs: lay.inputs, aux: lay.aux() };
+            use crate::witness::classes::{ClassedValues, PINNED_OTHERS_PER};
+            let classes_words = if witness_only && classes { ClassedValues::packed_capacity(lay.aux(), lay.aux() / PINNED_OTHERS_PER) } else { 0 };
             let pinner = Box::new(crate::gpu::CudaPinner::new(&gpu.devices()[0])) as Box<dyn crate::witness::pool::HostPinner>;
-            Some(WitnessPool::new(max, capacity, Some(pinner)))
+            Some(WitnessPool::new(max, capacity, classes_words, Some(pinner)))
         }
     }
 }

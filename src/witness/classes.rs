@@ -64,7 +64,44 @@ impl ClassedValues {
     pub fn bytes(&self) -> usize {
         self.classes.len() * 8 + self.chunk_start.len() * 4 + self.others.len() * 32
     }
+
+    /// Words of the packed form the kernel reads: the classes, the chunk
+    /// starts two to a word, the others' limbs.
+    pub fn words(&self) -> usize {
+        self.classes.len() + self.chunk_start.len().div_ceil(2) + self.others.len() * 4
+    }
+
+    /// The chunk starts two to a word, as the kernel reads them.
+    pub fn chunk_words(&self) -> impl Iterator<Item = u64> + '_ {
+        self.chunk_start.chunks(2).map(|p| p[0] as u64 | (*p.get(1).unwrap_or(&0) as u64) << 32)
+    }
+
+    /// The most words the packed form of `n` values with at most
+    /// `max_others` others takes.
+    pub fn packed_capacity(n: usize, max_others: usize) -> usize {
+        n.div_ceil(VALUES_PER_WORD) + n.div_ceil(CHUNK_VALUES).div_ceil(2) + max_others * 4
+    }
+
+    /// Writes the packed form into `out`, replacing its contents, if it
+    /// fits `out`'s capacity (`out` never reallocates: it may be pinned);
+    /// else leaves `out` empty and returns false.
+    pub fn pack_into(&self, out: &mut Vec<u64>) -> bool {
+        out.clear();
+        if self.words() > out.capacity() {
+            return false;
+        }
+        out.extend_from_slice(&self.classes);
+        out.extend(self.chunk_words());
+        out.extend(self.others.iter().flat_map(limbs));
+        true
+    }
 }
+
+/// Others a pool buffer's pinned area for classes has room for: one in 8
+/// values (a PoRep partition's witness has about 2%, the tests' synthetic
+/// circuits about 10%); 0.55 GB of pinned memory per buffer at 32 GiB. A
+/// witness with more goes up through the staging chunks instead.
+pub(crate) const PINNED_OTHERS_PER: usize = 8;
 
 /// 0, 1 or other, compared as limbs (a Scalar is its four Montgomery
 /// limbs): plain comparisons, where Scalar's own are constant-time.
@@ -101,6 +138,34 @@ mod tests {
         // a Scalar is its four Montgomery limbs, as the kernels' Fr.
         unsafe { cuzk_kernels::gpu::r1cs::witness_expand(c.classes.as_ptr(), c.chunk_start.as_ptr(), c.others.as_ptr().cast(), out.as_mut_ptr().cast(), n as u32) };
         out
+    }
+
+    #[test]
+    fn the_packed_form_expands_to_the_values_and_never_grows_its_buffer() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(rand::random());
+        for n in [1, 255, 257, 5_001] {
+            let values: Vec<Scalar> = (0..n).map(|_| if rng.next_u32() % 16 == 0 { Scalar::random(&mut rng) } else { Scalar::from(rng.next_u32() as u64 % 2) }).collect();
+            let c = ClassedValues::encode(&values, n).expect("fits");
+            let capacity = ClassedValues::packed_capacity(n, c.others.len());
+            assert_eq!(capacity, c.words(), "n = {n}");
+            let mut packed = Vec::with_capacity(capacity);
+            let at = packed.as_ptr();
+            assert!(c.pack_into(&mut packed));
+            assert_eq!((packed.len(), packed.as_ptr()), (c.words(), at), "n = {n}: filled in place");
+            let (chunks_at, others_at) = (c.classes.len(), c.classes.len() + c.chunk_start.len().div_ceil(2));
+            let mut out = vec![Scalar::ZERO; n];
+            // SAFETY: the packed form is the kernel's layout (classes, chunk
+            // starts as u32 pairs, others' limbs); a Scalar is its limbs.
+            unsafe {
+                cuzk_kernels::gpu::r1cs::witness_expand(packed.as_ptr(), packed[chunks_at..].as_ptr().cast(), packed[others_at..].as_ptr().cast(), out.as_mut_ptr().cast(), n as u32)
+            };
+            assert_eq!(out, values, "n = {n}");
+            // One word short: refused, left empty, not reallocated.
+            let mut short = Vec::with_capacity(c.words() - 1);
+            let at = short.as_ptr();
+            assert!(!c.pack_into(&mut short));
+            assert!(short.is_empty() && short.as_ptr() == at && short.capacity() == c.words() - 1);
+        }
     }
 
     #[test]

@@ -68,6 +68,11 @@ impl ProofJob {
         if self.witness_only {
             let aux = &self.assignment().aux;
             self.classes = ClassedValues::encode(aux, aux.len() / 4);
+            // Packed into the pooled buffer's pinned area, here rather
+            // than in the pre-stage, where the GPU would wait for the copy.
+            if let (Some(classes), Witness::Pooled(w)) = (&self.classes, &mut self.witness) {
+                classes.pack_into(w.classes_area_mut());
+            }
         }
         self
     }

@@ -83,6 +83,12 @@ type PinnedParts = [Option<(usize, usize)>; 5];
 struct Buffer {
     asg: Assignment,
     pinned: PinnedParts,
+    /// A witness-only job's aux values as classes, packed
+    /// (`ClassedValues::pack_into`) when the job is made, so that the
+    /// pre-stage copies them directly instead of through the staging
+    /// chunks; empty when none are; its address and capacity when pinned.
+    classes: Vec<u64>,
+    classes_pinned: Option<(usize, usize)>,
 }
 
 struct PoolInner {
@@ -90,6 +96,8 @@ struct PoolInner {
     state: Mutex<(Vec<Buffer>, usize)>,
     max: usize,
     capacity: WitnessCapacity,
+    /// Words of each buffer's area for packed classes (0: none).
+    classes_words: usize,
     pinner: Option<Box<dyn HostPinner>>,
 }
 
@@ -106,10 +114,11 @@ pub struct PooledWitness {
 }
 
 impl WitnessPool {
-    /// A pool of at most `max` buffers of `capacity`, pinned by `pinner`
-    /// when given. Buffers are made on first use.
-    pub fn new(max: usize, capacity: WitnessCapacity, pinner: Option<Box<dyn HostPinner>>) -> Self {
-        WitnessPool { inner: Arc::new(PoolInner { state: Mutex::new((Vec::new(), 0)), max, capacity, pinner }) }
+    /// A pool of at most `max` buffers of `capacity`, each with room for
+    /// `classes_words` words of packed classes, pinned by `pinner` when
+    /// given. Buffers are made on first use.
+    pub fn new(max: usize, capacity: WitnessCapacity, classes_words: usize, pinner: Option<Box<dyn HostPinner>>) -> Self {
+        WitnessPool { inner: Arc::new(PoolInner { state: Mutex::new((Vec::new(), 0)), max, capacity, classes_words, pinner }) }
     }
 
     /// A free buffer (its old contents cleared), a new one while fewer than
@@ -118,6 +127,7 @@ impl WitnessPool {
         let mut state = self.inner.state.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(mut buffer) = state.0.pop() {
             buffer.asg.clear();
+            buffer.classes.clear();
             return Some(PooledWitness { buffer: Some(buffer), pool: Arc::clone(&self.inner) });
         }
         if state.1 >= self.inner.max {
@@ -158,27 +168,32 @@ impl PoolInner {
     fn new_buffer(&self) -> Buffer {
         let t = Instant::now();
         let asg = Assignment::with_capacity(self.capacity);
+        let classes: Vec<u64> = Vec::with_capacity(self.classes_words);
         let mut pinned: PinnedParts = [None; 5];
+        let mut classes_pinned = None;
         let mut bytes = 0;
         if let Some(pinner) = &self.pinner {
+            let mut pin = |ptr: *const u8, size: usize, capacity: usize| {
+                let done = size >= PIN_MIN_BYTES && pinner.pin(ptr, size);
+                bytes += if done { size } else { 0 };
+                done.then_some((ptr as usize, capacity))
+            };
             // c never goes to the device (it makes c = a·b there).
             for (slot, part) in pinned.iter_mut().zip(Part::ALL).filter(|(_, part)| *part != Part::C) {
                 let v = part.of(&asg);
-                let size = v.capacity() * std::mem::size_of::<Scalar>();
-                if size >= PIN_MIN_BYTES && pinner.pin(v.as_ptr().cast(), size) {
-                    *slot = Some((v.as_ptr() as usize, v.capacity()));
-                    bytes += size;
-                }
+                *slot = pin(v.as_ptr().cast(), v.capacity() * std::mem::size_of::<Scalar>(), v.capacity());
             }
+            classes_pinned = pin(classes.as_ptr().cast(), 8 * classes.capacity(), classes.capacity());
         }
-        info!("witness buffer reserved: {:.2} GB, {:.2} GB of it pinned, in {:.3?}", asg.reserved_bytes() as f64 / 1e9, bytes as f64 / 1e9, t.elapsed());
-        Buffer { asg, pinned }
+        let reserved = asg.reserved_bytes() + 8 * classes.capacity();
+        info!("witness buffer reserved: {:.2} GB, {:.2} GB of it pinned, in {:.3?}", reserved as f64 / 1e9, bytes as f64 / 1e9, t.elapsed());
+        Buffer { asg, pinned, classes, classes_pinned }
     }
 
     /// Unpins every part of `buffer` (before its memory can be freed).
     fn unpin(&self, buffer: &Buffer) {
         if let Some(pinner) = &self.pinner {
-            for (addr, _) in buffer.pinned.iter().flatten() {
+            for (addr, _) in buffer.pinned.iter().chain([&buffer.classes_pinned]).flatten() {
                 pinner.unpin(*addr as *const u8);
             }
         }
@@ -219,6 +234,21 @@ impl PooledWitness {
         (v.as_ptr() as usize == addr && v.capacity() == cap).then_some(&v[..])
     }
 
+    /// The area for this job's packed classes (see [`Buffer`]), to fill
+    /// without growing it past its capacity.
+    pub(crate) fn classes_area_mut(&mut self) -> &mut Vec<u64> {
+        &mut self.buffer.as_mut().expect("a lent buffer is present until dropped").classes
+    }
+
+    /// The packed classes, if any were written and they lie in memory
+    /// still pinned as registered, so the device may copy them directly.
+    pub(crate) fn pinned_classes(&self) -> Option<&[u64]> {
+        let buffer = self.buffer.as_ref()?;
+        let (addr, cap) = buffer.classes_pinned?;
+        let v = &buffer.classes;
+        (!v.is_empty() && v.as_ptr() as usize == addr && v.capacity() == cap).then_some(&v[..])
+    }
+
     /// Moves the assignment out of the pool (unpinned first), for callers
     /// that need it by value.
     pub(crate) fn into_assignment(mut self) -> Assignment {
@@ -235,7 +265,7 @@ impl Drop for PooledWitness {
         let intact = Part::ALL.iter().all(|&p| {
             let v = p.of(&buffer.asg);
             buffer.pinned[p as usize].map_or(true, |(addr, cap)| v.as_ptr() as usize == addr && v.capacity() == cap)
-        });
+        }) && buffer.classes_pinned.map_or(true, |(addr, cap)| buffer.classes.as_ptr() as usize == addr && buffer.classes.capacity() == cap);
         let mut state = self.pool.state.lock().unwrap_or_else(|e| e.into_inner());
         if intact {
             state.0.push(buffer);
@@ -252,7 +282,7 @@ impl Drop for PooledWitness {
 
 impl std::fmt::Debug for PooledWitness {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PooledWitness").field("pinned", &self.buffer.as_ref().map(|b| b.pinned.iter().flatten().count())).finish()
+        f.debug_struct("PooledWitness").field("pinned", &self.buffer.as_ref().map(|b| b.pinned.iter().chain([&b.classes_pinned]).flatten().count())).finish()
     }
 }
 
@@ -286,7 +316,7 @@ mod tests {
     #[test]
     fn buffers_are_bounded_reused_and_pinned_once() {
         let pinned = Arc::new(AtomicUsize::new(0));
-        let pool = WitnessPool::new(2, big(), Some(Box::new(CountingPinner { pinned: Arc::clone(&pinned) })));
+        let pool = WitnessPool::new(2, big(), 0, Some(Box::new(CountingPinner { pinned: Arc::clone(&pinned) })));
         let first = pool.try_take().expect("first buffer");
         let second = pool.try_take().expect("second buffer");
         assert!(pool.try_take().is_none(), "a third buffer would exceed the pool's bound");
@@ -306,7 +336,7 @@ mod tests {
     #[test]
     fn reserved_buffers_are_made_once_and_lent_without_making_more() {
         let pinned = Arc::new(AtomicUsize::new(0));
-        let pool = WitnessPool::new(2, big(), Some(Box::new(CountingPinner { pinned: Arc::clone(&pinned) })));
+        let pool = WitnessPool::new(2, big(), 0, Some(Box::new(CountingPinner { pinned: Arc::clone(&pinned) })));
         let first = pool.try_take().expect("a buffer");
         assert_eq!(pool.reserve_all(), 1, "one more up to the bound");
         assert_eq!((pool.counts(), pinned.load(Ordering::SeqCst)), ((2, 1), 6));
@@ -321,7 +351,7 @@ mod tests {
     #[test]
     fn a_moved_or_grown_part_is_no_longer_pinned() {
         let pinned = Arc::new(AtomicUsize::new(0));
-        let pool = WitnessPool::new(1, big(), Some(Box::new(CountingPinner { pinned: Arc::clone(&pinned) })));
+        let pool = WitnessPool::new(1, big(), 0, Some(Box::new(CountingPinner { pinned: Arc::clone(&pinned) })));
         let mut w = pool.try_take().unwrap();
         let cap = w.assignment().a.capacity();
         w.assignment_mut().a.resize(cap + 1, Scalar::from(1u64)); // reallocates
@@ -333,9 +363,29 @@ mod tests {
     }
 
     #[test]
+    fn packed_classes_are_pinned_once_lent_while_written_and_cleared_on_reuse() {
+        let pinned = Arc::new(AtomicUsize::new(0));
+        let words = PIN_MIN_BYTES / 8;
+        let pool = WitnessPool::new(1, big(), words, Some(Box::new(CountingPinner { pinned: Arc::clone(&pinned) })));
+        let mut w = pool.try_take().unwrap();
+        assert_eq!(pinned.load(Ordering::SeqCst), 4, "a, b, aux and the classes' area");
+        assert!(w.pinned_classes().is_none(), "nothing written yet");
+        w.classes_area_mut().extend([7u64; 100]);
+        assert_eq!(w.pinned_classes(), Some(&[7u64; 100][..]));
+        drop(w);
+        let mut again = pool.try_take().unwrap();
+        assert!(again.pinned_classes().is_none(), "a reused buffer starts without the last job's classes");
+        let area = again.classes_area_mut();
+        area.resize(words + 1, 0); // reallocates
+        assert!(again.pinned_classes().is_none(), "moved classes must not be copied as pinned");
+        drop(again);
+        assert_eq!((pool.counts(), pinned.load(Ordering::SeqCst)), ((0, 0), 0), "dropped and unpinned");
+    }
+
+    #[test]
     fn into_assignment_unpins_and_frees_a_place() {
         let pinned = Arc::new(AtomicUsize::new(0));
-        let pool = WitnessPool::new(1, big(), Some(Box::new(CountingPinner { pinned: Arc::clone(&pinned) })));
+        let pool = WitnessPool::new(1, big(), 0, Some(Box::new(CountingPinner { pinned: Arc::clone(&pinned) })));
         let asg = pool.try_take().unwrap().into_assignment();
         assert_eq!(pinned.load(Ordering::SeqCst), 0);
         assert_eq!(asg.a.capacity(), big().evaluations);
