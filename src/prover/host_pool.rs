@@ -37,8 +37,8 @@ fn pool() -> Option<&'static rayon::ThreadPool> {
 
 /// The copies' pool: idle between uploads. Queued behind the host pool's
 /// work (the next job's classes encoded on every core), a compiled
-/// pre-stage's 0.12 GB of staged copies took 38–67 ms instead of 10 while
-/// its GPU waited; on a pool of their own, 30 (16 cores).
+/// pre-stage's 0.12 GB of staged copies took up to 70 ms instead of 10
+/// while its GPU waited.
 fn copy_pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
     POOL.get_or_init(|| build("cuzk-copy")).as_ref()
