@@ -39,7 +39,7 @@ def words32(limbs):
     return out
 
 
-def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=False):
+def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=False, redc=False):
     """One asm block. `special`: use the r-shaped reduction (see
     `r_shaped`) when the modulus allows it; False keeps the generic v2 one.
 
@@ -78,6 +78,7 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=Fal
 
     A = [f"{{a{i}}}" for i in range(n)]
     B = A if square else [f"{{b{i}}}" for i in range(n)]
+    assert not (redc and square)
     P = [f"0x{w:08x}" for w in p]
     X = [new() for _ in range(n + 1)]
     Y = [new() for _ in range(n + 1)]
@@ -93,6 +94,8 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=Fal
 
     def row(i, j):
         """The multiplicand at relative word j of round i, None for no product."""
+        if redc:
+            return A[j] if i == 0 else None
         if not square:
             return A[j]
         if j < i:
@@ -172,6 +175,11 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=Fal
         if i == 0:
             for j in range(n):
                 acc, pos = (X, j) if j % 2 == 0 else (Y, j - 1)
+                if redc:
+                    # Row 0 times 1: the word itself, no high half.
+                    ops.append(f"mov.u32 {acc[pos]}, {row(0, j)};")
+                    ops.append(f"mov.u32 {acc[pos + 1]}, 0;")
+                    continue
                 ops.append(f"mul.lo.u32 {acc[pos]}, {B[0]}, {row(0, j)};")
                 ops.append(f"mul.hi.u32 {acc[pos + 1]}, {B[0]}, {row(0, j)};")
             ops.append(f"mov.u32 {X[n]}, 0;")
@@ -212,6 +220,12 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=Fal
         ops.append(f"addc.cc.u32 {R[k]}, {R[k]}, {Y[k - 1]};")
     ops.append(f"addc.u32 {R[n]}, {R[n]}, {Y[n - 1]};")
     R = R[1:]
+    if redc:
+        # + T_hi (the sum stays below 2p < 2^(32n): no carry out).
+        ops.append(f"add.cc.u32 {R[0]}, {R[0]}, {B[0]};")
+        for k in range(1, n - 1):
+            ops.append(f"addc.cc.u32 {R[k]}, {R[k]}, {B[k]};")
+        ops.append(f"addc.u32 {R[n - 1]}, {R[n - 1]}, {B[n - 1]};")
     if lazy:
         assert 2 * sum(w << (32 * i) for i, w in enumerate(p)) < 2 ** (32 * n)
         for k in range(n):
@@ -229,7 +243,11 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=Fal
     decl = f".reg .u32 {', '.join(regs)};"
     lines = ["{{", decl] + ([] if lazy else [".reg .pred czp;"]) + ops + ["}}"]
     operands = ["a"] if square else ["a", "b"]
-    if square and lazy:
+    if redc:
+        doc = (f"/// `(a + b·2^{32 * n}) / 2^{32 * n} mod p` for `{name}`: the Montgomery reduction of a\n"
+               f"/// product made elsewhere (`gen_mul(redc=True)` in the generator); result\n"
+               f"/// `< {'2p' if lazy else 'p'}` for factors `< {'2p' if lazy else 'p'}`.")
+    elif square and lazy:
         doc = (f"/// Montgomery square for `{name}` without the final subtraction: `a < 2p`,\n"
                f"/// result `< 2p` (see `gen_mul(square=True, lazy=True)` in the generator).")
     elif square:
@@ -424,11 +442,12 @@ def emulate(ops, env):
 
 
 # What is generated: (field, function, r-shaped reduction where the modulus
-# allows it?, square?, lazy?).
-VARIANTS = [("fr", "fr_mont_mul", True, False, False), ("fp", "fp_mont_mul", True, False, False),
-            ("fr", "fr_mont_sqr", True, True, False), ("fp", "fp_mont_sqr", True, True, False),
-            ("fr", "fr_mont_mul_lazy", True, False, True), ("fp", "fp_mont_mul_lazy", True, False, True),
-            ("fp", "fp_mont_sqr_lazy", True, True, True)]
+# allows it?, square?, lazy?, reduction only?).
+VARIANTS = [("fr", "fr_mont_mul", True, False, False, False), ("fp", "fp_mont_mul", True, False, False, False),
+            ("fr", "fr_mont_sqr", True, True, False, False), ("fp", "fp_mont_sqr", True, True, False, False),
+            ("fr", "fr_mont_mul_lazy", True, False, True, False), ("fp", "fp_mont_mul_lazy", True, False, True, False),
+            ("fp", "fp_mont_sqr_lazy", True, True, True, False),
+            ("fp", "fp_mont_redc", True, False, False, True), ("fp", "fp_mont_redc_lazy", True, False, True, True)]
 # Additions without the full reduction (the NTT's butterflies, the curve formulas).
 LAZY_ADDSUB = ["fr", "fp"]
 
@@ -475,9 +494,9 @@ def forced_b(a, p, m0, n, targets, rng):
 def selftest():
     import random
     rng = random.Random(0x5EED)
-    for name, fn, special, square, lazy in VARIANTS:
+    for name, fn, special, square, lazy, redc in VARIANTS:
         limbs, inv = FIELDS[name]
-        ops = asm_ops(gen_mul(name, limbs, inv, fn, special, square, lazy))
+        ops = asm_ops(gen_mul(name, limbs, inv, fn, special, square, lazy, redc))
         n = 2 * len(limbs)
         p = sum(w << (64 * i) for i, w in enumerate(limbs))
         m0 = inv & 0xFFFFFFFF
@@ -525,25 +544,38 @@ def selftest():
         elif lazy:
             cases += [(x + p, x + p) for x, _ in cases[:6000]] + [(2 * p - 1, 2 * p - 1)]
         hits = {"X0 = 0": 0, "X0 = 2^32-1": 0}
+        if redc:
+            # Operands are the halves of T = x*y; also any T_lo with the
+            # largest T_hi the factors allow (all-ones and single-bit words).
+            top = (4 if lazy else 1) * p * p >> (32 * n)
+            lows = [0, 1, 2 ** (32 * n) - 1, 2 ** (32 * n - 1)] + [sum(rng.choice(pats) << (32 * i) for i in range(n))
+                                                                   for _ in range(2000)]
+            cases = [(x * y, None) for x, y in cases] + [(lo + (rng.choice([0, 1, top]) << (32 * n)), None)
+                                                         for lo in lows]
+            cases += [(rng.randrange(2 ** (32 * n) * top), None) for _ in range(5000)]
         for x, y in cases:
-            for x0 in reference_x0s(x, y, p, m0, n):
-                hits["X0 = 0"] += x0 == 0
-                hits["X0 = 2^32-1"] += x0 == 0xFFFFFFFF
+            if not redc:
+                for x0 in reference_x0s(x, y, p, m0, n):
+                    hits["X0 = 0"] += x0 == 0
+                    hits["X0 = 2^32-1"] += x0 == 0xFFFFFFFF
             env = {}
+            if redc:
+                t = x
+                x, y = t % 2 ** (32 * n), t >> (32 * n)
             for i in range(n):
                 env[f"{{a{i}}}"] = (x >> (32 * i)) & 0xFFFFFFFF
                 if not square:
                     env[f"{{b{i}}}"] = (y >> (32 * i)) & 0xFFFFFFFF
             env = emulate(ops, env)
             got = sum(env[f"{{r{i}}}"] << (32 * i) for i in range(n))
-            want = x * y * rinv % p
+            want = (x + (y << (32 * n))) * rinv % p if redc else x * y * rinv % p
             if lazy:
                 assert got < 2 * p and got % p == want, (fn, hex(x), hex(y), hex(got), hex(want))
             else:
                 assert got == want, (fn, hex(x), hex(y), hex(got), hex(want))
         # Rounds can only be forced through a free b: squares rely on the
         # random and patterned cases (the reduction is the multiplication's).
-        assert square or all(hits.values()), hits
+        assert square or redc or all(hits.values()), hits
         print(f"{fn}: {len(cases)} products match ({forced} with forced rounds; rounds with "
               + ", ".join(f"{k}: {v}" for k, v in hits.items()) + f"), {len(ops)} PTX instructions")
 
@@ -588,8 +620,8 @@ if __name__ == "__main__":
         selftest()
         selftest_addsub()
     else:
-        print(HEADER + "".join(gen_mul(f, *FIELDS[f], fn, special, square, lazy)
-                               for f, fn, special, square, lazy in VARIANTS)
+        print(HEADER + "".join(gen_mul(f, *FIELDS[f], fn, special, square, lazy, redc)
+                               for f, fn, special, square, lazy, redc in VARIANTS)
               + "".join(gen_addsub(f, FIELDS[f][0], sub) for f in FIELDS for sub in (False, True))
               + "".join(gen_addsub(f, FIELDS[f][0], sub, True) for f in LAZY_ADDSUB for sub in (False, True)),
               end="")
