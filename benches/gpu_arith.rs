@@ -16,11 +16,9 @@ use cuzk::gpu::launch::launch_elementwise;
 const CASES: &[(&str, usize, usize, u32)] = &[
     ("bench_fr_mul", 4, 4, 1024),
     ("bench_fp_mul", 6, 6, 512),
-    ("bench_fp_mul_f64", 6, 6, 512),
     ("bench_fp_sqr", 6, 6, 512),
     ("bench_fp2_mul", 12, 12, 128),
     ("bench_g1_add_mixed", 24, 12, 32),
-    ("bench_g1_add_mixed_f64", 24, 12, 32),
     ("bench_g2_add_mixed", 48, 24, 16),
 ];
 

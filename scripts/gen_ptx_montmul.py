@@ -39,7 +39,7 @@ def words32(limbs):
     return out
 
 
-def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=False, redc=False):
+def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=False):
     """One asm block. `special`: use the r-shaped reduction (see
     `r_shaped`) when the modulus allows it; False keeps the generic v2 one.
 
@@ -78,7 +78,6 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=Fal
 
     A = [f"{{a{i}}}" for i in range(n)]
     B = A if square else [f"{{b{i}}}" for i in range(n)]
-    assert not (redc and square)
     P = [f"0x{w:08x}" for w in p]
     X = [new() for _ in range(n + 1)]
     Y = [new() for _ in range(n + 1)]
@@ -94,8 +93,6 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=Fal
 
     def row(i, j):
         """The multiplicand at relative word j of round i, None for no product."""
-        if redc:
-            return A[j] if i == 0 else None
         if not square:
             return A[j]
         if j < i:
@@ -175,11 +172,6 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=Fal
         if i == 0:
             for j in range(n):
                 acc, pos = (X, j) if j % 2 == 0 else (Y, j - 1)
-                if redc:
-                    # Row 0 times 1: the word itself, no high half.
-                    ops.append(f"mov.u32 {acc[pos]}, {row(0, j)};")
-                    ops.append(f"mov.u32 {acc[pos + 1]}, 0;")
-                    continue
                 ops.append(f"mul.lo.u32 {acc[pos]}, {B[0]}, {row(0, j)};")
                 ops.append(f"mul.hi.u32 {acc[pos + 1]}, {B[0]}, {row(0, j)};")
             ops.append(f"mov.u32 {X[n]}, 0;")
@@ -220,12 +212,6 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=Fal
         ops.append(f"addc.cc.u32 {R[k]}, {R[k]}, {Y[k - 1]};")
     ops.append(f"addc.u32 {R[n]}, {R[n]}, {Y[n - 1]};")
     R = R[1:]
-    if redc:
-        # + T_hi (the sum stays below 2p < 2^(32n): no carry out).
-        ops.append(f"add.cc.u32 {R[0]}, {R[0]}, {B[0]};")
-        for k in range(1, n - 1):
-            ops.append(f"addc.cc.u32 {R[k]}, {R[k]}, {B[k]};")
-        ops.append(f"addc.u32 {R[n - 1]}, {R[n - 1]}, {B[n - 1]};")
     if lazy:
         assert 2 * sum(w << (32 * i) for i, w in enumerate(p)) < 2 ** (32 * n)
         for k in range(n):
@@ -243,11 +229,7 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=Fal
     decl = f".reg .u32 {', '.join(regs)};"
     lines = ["{{", decl] + ([] if lazy else [".reg .pred czp;"]) + ops + ["}}"]
     operands = ["a"] if square else ["a", "b"]
-    if redc:
-        doc = (f"/// `(a + b·2^{32 * n}) / 2^{32 * n} mod p` for `{name}`: the Montgomery reduction of a\n"
-               f"/// product made elsewhere (`gen_mul(redc=True)` in the generator); result\n"
-               f"/// `< {'2p' if lazy else 'p'}` for factors `< {'2p' if lazy else 'p'}`.")
-    elif square and lazy:
+    if square and lazy:
         doc = (f"/// Montgomery square for `{name}` without the final subtraction: `a < 2p`,\n"
                f"/// result `< 2p` (see `gen_mul(square=True, lazy=True)` in the generator).")
     elif square:
@@ -260,108 +242,6 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=Fal
         doc_extra = "; r-shaped reduction" if r_shaped else ("; generic reduction" if name == "fr" else "")
         doc = f"/// Montgomery product for `{name}` on 32-bit words (see the module docs){doc_extra}."
     return wrapper(fn_name, len(limbs), operands, lines, doc)
-
-def gen_product(name, limbs):
-    """The 2n-word product a*b (n = 32-bit words of the field) by one level
-    of Karatsuba: three n/2-word products P0 = aL*bL, P2 = aH*bH and
-    P1 = (aL + aH)*(bL + bH), the middle M = P1 - P0 - P2 = aL*bH + aH*bL,
-    and a*b = P0 + M*2^(16n) + P2*2^(32n): 3n^2/4 word products instead of
-    n^2, for a few dozen more additions. The sums aL + aH have a carry bit
-    each (c_a, c_b), so P1's full value is sa*sb + (c_a*sb + c_b*sa)*2^(16n)
-    + c_a*c_b*2^(32n), n/2 + 1 words; M is below 2^(32n+2). Each half
-    product keeps even and odd words' products in two accumulators, as
-    `gen_mul` does, so every carry chain runs without overlap. For a, b <
-    2^(32n); the reduction is `gen_mul(redc=True)`'s."""
-    n = 2 * len(limbs)
-    h = n // 2
-    assert h % 2 == 0
-    regs = []
-
-    def new():
-        r = f"cz{len(regs)}"
-        regs.append(r)
-        return r
-
-    A = [f"{{a{i}}}" for i in range(n)]
-    B = [f"{{b{i}}}" for i in range(n)]
-    ops = []
-
-    def half(a, b):
-        """2h-word product of h-word operands (registers or placeholders)."""
-        X = [new() for _ in range(2 * h)]
-        Y = [new() for _ in range(2 * h + 1)]
-        for i in range(h):
-            for parity, acc in ((0, X), (1, Y)):
-                first = True
-                last = None
-                for j in range(parity, h, 2):
-                    pos = i + j
-                    if i == 0:
-                        ops.append(f"mul.lo.u32 {acc[pos]}, {a[j]}, {b[i]};")
-                        ops.append(f"mul.hi.u32 {acc[pos + 1]}, {a[j]}, {b[i]};")
-                    else:
-                        c = "" if first else "c"
-                        ops.append(f"mad{c}.lo.cc.u32 {acc[pos]}, {a[j]}, {b[i]}, {acc[pos]};")
-                        ops.append(f"madc.hi.cc.u32 {acc[pos + 1]}, {a[j]}, {b[i]}, {acc[pos + 1]};")
-                    first = False
-                    last = pos + 1
-                if i == 0:
-                    # The word the next row's chain ends on starts at zero.
-                    ops.append(f"mov.u32 {acc[last + 1]}, 0;")
-                elif last + 1 < len(acc):
-                    ops.append(f"addc.u32 {acc[last + 1]}, 0, 0;")
-        # X holds words 0..2h-1, Y words 1..2h (Y[2h] is 0: X + Y < 2^(64h)).
-        ops.append(f"add.cc.u32 {X[1]}, {X[1]}, {Y[1]};")
-        for k in range(2, 2 * h - 1):
-            ops.append(f"addc.cc.u32 {X[k]}, {X[k]}, {Y[k]};")
-        ops.append(f"addc.u32 {X[2 * h - 1]}, {X[2 * h - 1]}, {Y[2 * h - 1]};")
-        return X
-
-    def halves_sum(x):
-        s = [new() for _ in range(h)]
-        c = new()
-        ops.append(f"add.cc.u32 {s[0]}, {x[0]}, {x[h]};")
-        for k in range(1, h):
-            ops.append(f"addc.cc.u32 {s[k]}, {x[k]}, {x[h + k]};")
-        ops.append(f"addc.u32 {c}, 0, 0;")
-        return s, c
-
-    P0 = half(A[:h], B[:h])
-    P2 = half(A[h:], B[h:])
-    sa, ca = halves_sum(A)
-    sb, cb = halves_sum(B)
-    P1 = half(sa, sb) + [new()]
-    ops.append(f"mov.u32 {P1[2 * h]}, 0;")
-    t, mask = new(), new()
-    for c, other in ((ca, sb), (cb, sa)):
-        # P1 += c * other * 2^(16n): other masked by -c.
-        ops.append(f"sub.u32 {mask}, 0, {c};")
-        for k in range(h):
-            ops.append(f"and.b32 {t}, {other[k]}, {mask};")
-            ops.append(f"{'add' if k == 0 else 'addc'}.cc.u32 {P1[h + k]}, {P1[h + k]}, {t};")
-        ops.append(f"addc.u32 {P1[2 * h]}, {P1[2 * h]}, 0;")
-    ops.append(f"and.b32 {t}, {ca}, {cb};")
-    ops.append(f"add.u32 {P1[2 * h]}, {P1[2 * h]}, {t};")
-    # M = P1 - P0 - P2 (non-negative: no borrow out).
-    for P in (P0, P2):
-        ops.append(f"sub.cc.u32 {P1[0]}, {P1[0]}, {P[0]};")
-        for k in range(1, 2 * h):
-            ops.append(f"subc.cc.u32 {P1[k]}, {P1[k]}, {P[k]};")
-        ops.append(f"subc.u32 {P1[2 * h]}, {P1[2 * h]}, 0;")
-    M = P1
-    # T = P0 + M*2^(16n) + P2*2^(32n): words h.. in one carry chain.
-    T = P0 + P2
-    for k in range(h, 2 * n):
-        m = M[k - h] if k - h <= 2 * h else "0"
-        ins = "add.cc" if k == h else ("addc" if k == 2 * n - 1 else "addc.cc")
-        ops.append(f"{ins}.u32 {T[k]}, {T[k]}, {m};")
-    for k in range(2 * n):
-        ops.append(f"mov.u32 {{r{k}}}, {T[k]};")
-    lines = ["{{", f".reg .u32 {', '.join(regs)};"] + ops + ["}}"]
-    doc = (f"/// The {2 * n}-word product `a * b` for `{name}`'s reduction (`{name}_mont_redc`),\n"
-           f"/// by one level of Karatsuba (see `gen_product` in the generator).")
-    return wrapper(f"{name}_product", len(limbs), ["a", "b"], lines, doc, out_l64=2 * len(limbs))
-
 
 def gen_addsub(name, limbs, sub, lazy=False):
     """`a + b mod p` (one carry chain, then p subtracted unless that
@@ -424,22 +304,20 @@ def gen_addsub(name, limbs, sub, lazy=False):
     return wrapper(fn, len(limbs), ["a", "b"], lines, doc)
 
 
-def wrapper(fn_name, l64, operands, lines, doc, out_l64=None):
+def wrapper(fn_name, l64, operands, lines, doc):
     """The Rust function around one asm block: u64 limbs split into the
-    32-bit words `{x<i>}` of each operand, result words `{r<i>}` joined
-    (`out_l64` u64 limbs of them, `l64` unless given)."""
+    32-bit words `{x<i>}` of each operand, result words `{r<i>}` joined."""
     n = 2 * l64
-    out_l64 = out_l64 or l64
     template = ",\n            ".join(f'"{l}"' for l in lines)
     params = ", ".join(f"{x}: &[u64; {l64}]" for x in operands)
     splits = "".join(f"\n    let {x}: [u32; {n}] = split({x});" for x in operands)
     ins = "".join(f"\n            {x}{i} = in(reg32) {x}[{i}]," for i in range(n) for x in operands)
-    outs = "".join(f"\n            r{i} = out(reg32) r[{i}]," for i in range(2 * out_l64))
+    outs = "".join(f"\n            r{i} = out(reg32) r[{i}]," for i in range(n))
     return f'''
 {doc}
 #[inline(always)]
-pub fn {fn_name}({params}) -> [u64; {out_l64}] {{{splits}
-    let mut r = [0u32; {2 * out_l64}];
+pub fn {fn_name}({params}) -> [u64; {l64}] {{{splits}
+    let mut r = [0u32; {n}];
     // SAFETY: pure register arithmetic; every output is written.
     unsafe {{
         core::arch::asm!(
@@ -546,12 +424,11 @@ def emulate(ops, env):
 
 
 # What is generated: (field, function, r-shaped reduction where the modulus
-# allows it?, square?, lazy?, reduction only?).
-VARIANTS = [("fr", "fr_mont_mul", True, False, False, False), ("fp", "fp_mont_mul", True, False, False, False),
-            ("fr", "fr_mont_sqr", True, True, False, False), ("fp", "fp_mont_sqr", True, True, False, False),
-            ("fr", "fr_mont_mul_lazy", True, False, True, False), ("fp", "fp_mont_mul_lazy", True, False, True, False),
-            ("fp", "fp_mont_sqr_lazy", True, True, True, False),
-            ("fp", "fp_mont_redc", True, False, False, True), ("fp", "fp_mont_redc_lazy", True, False, True, True)]
+# allows it?, square?, lazy?).
+VARIANTS = [("fr", "fr_mont_mul", True, False, False), ("fp", "fp_mont_mul", True, False, False),
+            ("fr", "fr_mont_sqr", True, True, False), ("fp", "fp_mont_sqr", True, True, False),
+            ("fr", "fr_mont_mul_lazy", True, False, True), ("fp", "fp_mont_mul_lazy", True, False, True),
+            ("fp", "fp_mont_sqr_lazy", True, True, True)]
 # Additions without the full reduction (the NTT's butterflies, the curve formulas).
 LAZY_ADDSUB = ["fr", "fp"]
 
@@ -598,9 +475,9 @@ def forced_b(a, p, m0, n, targets, rng):
 def selftest():
     import random
     rng = random.Random(0x5EED)
-    for name, fn, special, square, lazy, redc in VARIANTS:
+    for name, fn, special, square, lazy in VARIANTS:
         limbs, inv = FIELDS[name]
-        ops = asm_ops(gen_mul(name, limbs, inv, fn, special, square, lazy, redc))
+        ops = asm_ops(gen_mul(name, limbs, inv, fn, special, square, lazy))
         n = 2 * len(limbs)
         p = sum(w << (64 * i) for i, w in enumerate(limbs))
         m0 = inv & 0xFFFFFFFF
@@ -648,65 +525,27 @@ def selftest():
         elif lazy:
             cases += [(x + p, x + p) for x, _ in cases[:6000]] + [(2 * p - 1, 2 * p - 1)]
         hits = {"X0 = 0": 0, "X0 = 2^32-1": 0}
-        if redc:
-            # Operands are the halves of T = x*y; also any T_lo with the
-            # largest T_hi the factors allow (all-ones and single-bit words).
-            top = (4 if lazy else 1) * p * p >> (32 * n)
-            lows = [0, 1, 2 ** (32 * n) - 1, 2 ** (32 * n - 1)] + [sum(rng.choice(pats) << (32 * i) for i in range(n))
-                                                                   for _ in range(2000)]
-            cases = [(x * y, None) for x, y in cases] + [(lo + (rng.choice([0, 1, top]) << (32 * n)), None)
-                                                         for lo in lows]
-            cases += [(rng.randrange(2 ** (32 * n) * top), None) for _ in range(5000)]
         for x, y in cases:
-            if not redc:
-                for x0 in reference_x0s(x, y, p, m0, n):
-                    hits["X0 = 0"] += x0 == 0
-                    hits["X0 = 2^32-1"] += x0 == 0xFFFFFFFF
+            for x0 in reference_x0s(x, y, p, m0, n):
+                hits["X0 = 0"] += x0 == 0
+                hits["X0 = 2^32-1"] += x0 == 0xFFFFFFFF
             env = {}
-            if redc:
-                t = x
-                x, y = t % 2 ** (32 * n), t >> (32 * n)
             for i in range(n):
                 env[f"{{a{i}}}"] = (x >> (32 * i)) & 0xFFFFFFFF
                 if not square:
                     env[f"{{b{i}}}"] = (y >> (32 * i)) & 0xFFFFFFFF
             env = emulate(ops, env)
             got = sum(env[f"{{r{i}}}"] << (32 * i) for i in range(n))
-            want = (x + (y << (32 * n))) * rinv % p if redc else x * y * rinv % p
+            want = x * y * rinv % p
             if lazy:
                 assert got < 2 * p and got % p == want, (fn, hex(x), hex(y), hex(got), hex(want))
             else:
                 assert got == want, (fn, hex(x), hex(y), hex(got), hex(want))
         # Rounds can only be forced through a free b: squares rely on the
         # random and patterned cases (the reduction is the multiplication's).
-        assert square or redc or all(hits.values()), hits
+        assert square or all(hits.values()), hits
         print(f"{fn}: {len(cases)} products match ({forced} with forced rounds; rounds with "
               + ", ".join(f"{k}: {v}" for k, v in hits.items()) + f"), {len(ops)} PTX instructions")
-
-
-def selftest_product():
-    import random
-    rng = random.Random(0xCA7)
-    for name in ("fp",):
-        limbs = FIELDS[name][0]
-        n = 2 * len(limbs)
-        ops = asm_ops(gen_product(name, limbs))
-        top = 2 ** (32 * n)
-        pats = [0, 1, 0xFFFFFFFF, 0xFFFFFFFE, 0x80000000, 0x7FFFFFFF]
-        edges = [0, 1, top - 1, top // 2, 2 ** (16 * n) - 1, 2 ** (16 * n), top - 2 ** (16 * n)]
-        cases = [(x, y) for x in edges for y in edges]
-        cases += [(sum(rng.choice(pats) << (32 * i) for i in range(n)), sum(rng.choice(pats) << (32 * i) for i in range(n)))
-                  for _ in range(5000)]
-        cases += [(rng.randrange(top), rng.randrange(top)) for _ in range(10000)]
-        for x, y in cases:
-            env = {}
-            for i in range(n):
-                env[f"{{a{i}}}"] = (x >> (32 * i)) & 0xFFFFFFFF
-                env[f"{{b{i}}}"] = (y >> (32 * i)) & 0xFFFFFFFF
-            env = emulate(ops, env)
-            got = sum(env[f"{{r{i}}}"] << (32 * i) for i in range(2 * n))
-            assert got == x * y, (hex(x), hex(y), hex(got))
-        print(f"{name}_product: {len(cases)} products match, {len(ops)} PTX instructions")
 
 
 def selftest_addsub():
@@ -746,13 +585,11 @@ def selftest_addsub():
 
 if __name__ == "__main__":
     if __import__("sys").argv[1:] == ["--selftest"]:
-        selftest_product()
         selftest()
         selftest_addsub()
     else:
-        print(HEADER + "".join(gen_mul(f, *FIELDS[f], fn, special, square, lazy, redc)
-                               for f, fn, special, square, lazy, redc in VARIANTS)
-              + gen_product("fp", FIELDS["fp"][0])
+        print(HEADER + "".join(gen_mul(f, *FIELDS[f], fn, special, square, lazy)
+                               for f, fn, special, square, lazy in VARIANTS)
               + "".join(gen_addsub(f, FIELDS[f][0], sub) for f in FIELDS for sub in (False, True))
               + "".join(gen_addsub(f, FIELDS[f][0], sub, True) for f in LAZY_ADDSUB for sub in (False, True)),
               end="")

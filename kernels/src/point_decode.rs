@@ -11,7 +11,7 @@
 //! A problem is packed with the point's index as `index · 4 + problem`, so
 //! that the smallest key names the first bad point (`fetch_min`).
 
-use crate::ec::curves::{G1Affine, G1Base, G1Config, G2Affine, G2Config};
+use crate::ec::curves::{G1Affine, G1Config, G2Affine, G2Config};
 use crate::ec::xyzz::Xyzz;
 use crate::ff::limbs::{is_zero_limbs, sub_limbs};
 use crate::ff::{Field, Fp, Fp2, FpConfig, FpLazy, MontConfig};
@@ -83,8 +83,7 @@ pub fn decode_g1(raw: &[u64; G1_WORDS]) -> Result<G1Affine, u64> {
     let (Some(x), Some(y)) = (canonical(&x), canonical(&y)) else {
         return Err(PROBLEM_ENCODING);
     };
-    // G1's base is `FpLazy` unless built with `--cfg cuzk_f64_products`.
-    on_curve(G1Affine::new(G1Base::from_limbs(x.limbs()), G1Base::from_limbs(y.limbs())))
+    on_curve(G1Affine::new(x, y))
 }
 
 /// Decodes one encoded G2 point (`x.c1, x.c0, y.c1, y.c0` in the file).
@@ -142,7 +141,7 @@ fn is_point<C: crate::ec::curves::CurveConfig>(q: &Xyzz<C>, x: C::Base, y: C::Ba
 #[inline(always)]
 pub fn g1_in_subgroup(p: &G1Affine, beta: FpLazy) -> bool {
     let q = times_z_abs(times_z_abs(Xyzz::<G1Config>::from_affine(p)));
-    is_point(&q, G1Base::from_limbs(beta.limbs()) * p.x, -p.y)
+    is_point(&q, beta * p.x, -p.y)
 }
 
 /// G2 membership of a point on the curve (same note): `ψ(P) = [z] P`, i.e.

@@ -6,13 +6,13 @@
 //! where it lies.
 
 use crate::ec::curves::{G1Affine, G2Affine};
-use crate::ff::{Lazy, MontConfig};
+use crate::ff::FpLazy;
 use crate::point_decode::{G1_WORDS, G2_WORDS};
 
 /// The file's words (little-endian u64s of the big-endian bytes) of one
 /// coordinate: the inverse of `point_decode`'s `be_limbs`.
 #[inline(always)]
-fn be_words<P: MontConfig<6>>(x: Lazy<P, 6>, out: &mut [u64]) {
+fn be_words(x: FpLazy, out: &mut [u64]) {
     let limbs = x.reduce().to_canonical();
     for j in 0..6 {
         out[5 - j] = limbs[j].swap_bytes();

@@ -206,13 +206,6 @@ fn g1_add_mixed() {
     check_add_mixed::<G1>("g1_add_mixed", k::g1_add_mixed);
 }
 
-/// The FP64 pipe's products (`ff::fp_f64`) inside the XYZZ formulas,
-/// whose operands are lazily reduced (below 2p).
-#[test]
-fn g1_add_mixed_f64() {
-    check_add_mixed::<G1>("g1_add_mixed_f64", k::g1_add_mixed_f64);
-}
-
 #[test]
 fn g1_add() {
     check_add::<G1>("g1_add", k::g1_add);

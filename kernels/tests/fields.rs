@@ -53,12 +53,6 @@ macro_rules! field_tests {
 
 field_tests!(Scalar: fr_add, fr_sub, fr_mul, fr_sqr, fr_neg, fr_dbl, fr_inv);
 field_tests!(Fp: fp_add, fp_sub, fp_mul, fp_sqr, fp_neg, fp_dbl, fp_inv);
-/// The product on the FP64 pipe (`ff::fp_f64`) gives `fp_mul`'s limbs.
-#[test]
-fn fp_mul_f64() {
-    check_binary::<Fp>("fp_mul_f64", k::fp_mul_f64, |a, b| a * b);
-}
-
 field_tests!(Fp2: fp2_add, fp2_sub, fp2_mul, fp2_sqr, fp2_neg, fp2_dbl, fp2_inv);
 
 fn scalar_canonical(x: &Scalar) -> [u64; 4] {

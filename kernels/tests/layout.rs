@@ -5,7 +5,6 @@ mod common;
 
 use std::mem::{align_of, size_of, transmute};
 
-use cuzk_kernels::ec::curves::G1Base;
 use cuzk_kernels::ec::{G1Affine, G1Jacobian, G1Xyzz, G2Affine, G2Jacobian, G2Xyzz};
 use cuzk_kernels::ff::{Field, Fp, Fp2, Fr};
 use cuzk_kernels::layout::*;
@@ -130,7 +129,7 @@ fn transmuted_points_are_the_same_points() {
 fn off_curve_points_are_rejected() {
     let (mut rng, _) = common::seeded_rng("off_curve_points_are_rejected");
     let p: G1Affine = unsafe { transmute(blstrs::G1Projective::random(&mut rng).to_affine()) };
-    let moved = G1Affine::new(p.x, p.y + <G1Base as Field>::ONE);
+    let moved = G1Affine::new(p.x, p.y + Fp::ONE.into());
     assert!(!moved.is_on_curve());
     let q: G2Affine = unsafe { transmute(blstrs::G2Projective::random(&mut rng).to_affine()) };
     let moved = G2Affine::new(q.x.double(), q.y);

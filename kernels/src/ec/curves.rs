@@ -6,7 +6,7 @@
 use super::affine::Affine;
 use super::jacobian::Jacobian;
 use super::xyzz::Xyzz;
-use crate::ff::{Field, Fp, Fp2, FpF64, FpF64Lazy, FpLazy};
+use crate::ff::{Field, Fp, Fp2, FpLazy};
 
 pub trait CurveConfig: 'static {
     type Base: Field;
@@ -30,25 +30,8 @@ const FOUR: Fp = Fp::from_raw([
 pub struct G1Config;
 
 impl CurveConfig for G1Config {
-    #[cfg(not(cuzk_f64_products))]
     type Base = FpLazy;
-    /// `--cfg cuzk_f64_products`: every G1 kernel (the MSM's included) with
-    /// the FP64 pipe's products, to measure them against the default.
-    #[cfg(cuzk_f64_products)]
-    type Base = FpF64Lazy;
-    const B: Self::Base = <Self::Base>::from_mont(crate::ff::Mont::from_raw(FOUR.limbs));
-}
-
-/// G1's base field type (`FpLazy`, or `FpF64Lazy` with `--cfg cuzk_f64_products`).
-pub type G1Base = <G1Config as CurveConfig>::Base;
-
-/// G1 over [`FpF64Lazy`]: the same points, values and layout as
-/// [`G1Config`]'s, with products made on the FP64 pipe (see `ff::fp_f64`).
-pub struct G1F64Config;
-
-impl CurveConfig for G1F64Config {
-    type Base = FpF64Lazy;
-    const B: FpF64Lazy = FpF64Lazy::from_mont(FpF64::from_raw(FOUR.limbs));
+    const B: FpLazy = FpLazy::from_mont(FOUR);
 }
 
 /// G2: `y^2 = x^3 + 4(u + 1)` over Fp2.
@@ -64,10 +47,6 @@ pub type G1Affine = Affine<G1Config>;
 /// Layout-compatible with `blstrs::G1Projective` (`blst_p1`).
 pub type G1Jacobian = Jacobian<G1Config>;
 pub type G1Xyzz = Xyzz<G1Config>;
-/// [`G1Affine`]'s layout and values, for the FP64 pipe's products.
-pub type G1AffineF64 = Affine<G1F64Config>;
-/// [`G1Xyzz`]'s layout and values, for the FP64 pipe's products.
-pub type G1XyzzF64 = Xyzz<G1F64Config>;
 
 /// Layout-compatible with `blstrs::G2Affine` (`blst_p2_affine`).
 pub type G2Affine = Affine<G2Config>;

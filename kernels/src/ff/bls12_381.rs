@@ -120,19 +120,10 @@ impl MontConfig<6> for FpConfig {
 
     /// On the GPU: 32-bit words with hardware carry chains (inline PTX).
     /// `--cfg cuzk_generic_mul` keeps the portable u64 CIOS, for comparison.
-    #[cfg(all(target_arch = "nvptx64", not(cuzk_generic_mul), not(cuzk_karatsuba_mul)))]
+    #[cfg(all(target_arch = "nvptx64", not(cuzk_generic_mul)))]
     #[inline(always)]
     fn mont_mul(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
         super::ptx_montmul::fp_mont_mul(a, b)
-    }
-
-    /// `--cfg cuzk_karatsuba_mul`: the product by one level of Karatsuba
-    /// (108 word products instead of 144), then its reduction.
-    #[cfg(all(target_arch = "nvptx64", not(cuzk_generic_mul), cuzk_karatsuba_mul))]
-    #[inline(always)]
-    fn mont_mul(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
-        let t = super::ptx_montmul::fp_product(a, b);
-        super::ptx_montmul::fp_mont_redc(&[t[0], t[1], t[2], t[3], t[4], t[5]], &[t[6], t[7], t[8], t[9], t[10], t[11]])
     }
 
     /// Each cross product once (see `scripts/gen_ptx_montmul.py`).
@@ -157,18 +148,10 @@ impl MontConfig<6> for FpConfig {
     }
 
     /// The multiplication without its final subtraction.
-    #[cfg(all(target_arch = "nvptx64", not(cuzk_generic_mul), not(cuzk_karatsuba_mul)))]
+    #[cfg(all(target_arch = "nvptx64", not(cuzk_generic_mul)))]
     #[inline(always)]
     fn mont_mul_lazy(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
         super::ptx_montmul::fp_mont_mul_lazy(a, b)
-    }
-
-    /// The same by Karatsuba, then the reduction without its subtraction.
-    #[cfg(all(target_arch = "nvptx64", not(cuzk_generic_mul), cuzk_karatsuba_mul))]
-    #[inline(always)]
-    fn mont_mul_lazy(a: &[u64; 6], b: &[u64; 6]) -> [u64; 6] {
-        let t = super::ptx_montmul::fp_product(a, b);
-        super::ptx_montmul::fp_mont_redc_lazy(&[t[0], t[1], t[2], t[3], t[4], t[5]], &[t[6], t[7], t[8], t[9], t[10], t[11]])
     }
 
     /// The squaring without its final subtraction.

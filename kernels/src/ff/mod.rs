@@ -2,10 +2,8 @@
 //! and the quadratic extension used by G2.
 
 pub mod bls12_381;
-pub mod f64_product;
 pub mod field;
 pub mod fp2;
-pub mod fp_f64;
 pub mod lazy;
 pub mod limbs;
 pub mod mont;
@@ -16,6 +14,5 @@ pub mod ptx_montmul;
 pub use bls12_381::{Fp, FpConfig, FpLazy, Fr, FrConfig, FrLazy};
 pub use field::Field;
 pub use fp2::Fp2;
-pub use fp_f64::{FpF64, FpF64Config, FpF64Lazy};
 pub use lazy::Lazy;
 pub use mont::{Mont, MontConfig};

@@ -3,8 +3,8 @@
 //! `benches/gpu_arith.rs` launches them and reports operations per second.
 
 use super::grid::indices;
-use crate::ec::{G1Affine, G1AffineF64, G1Xyzz, G1XyzzF64, G2Affine, G2Xyzz};
-use crate::ff::{Field, Fp, Fp2, FpF64, Fr};
+use crate::ec::{G1Affine, G1Xyzz, G2Affine, G2Xyzz};
+use crate::ff::{Field, Fp, Fp2, Fr};
 use crate::mem::Limbs;
 
 macro_rules! chain_kernel {
@@ -27,7 +27,6 @@ macro_rules! chain_kernel {
 
 chain_kernel!(bench_fr_mul: Fr, Fr, |x, y| x * y);
 chain_kernel!(bench_fp_mul: Fp, Fp, |x, y| x * y);
-chain_kernel!(bench_fp_mul_f64: FpF64, FpF64, |x, y| x * y);
 chain_kernel!(bench_fp_sqr: Fp, Fp, |x, _y| x.square());
 chain_kernel!(bench_fp2_mul: Fp2, Fp2, |x, y| x * y);
 /// Like `chain_kernel!`, but the operand is loaded from memory in every
@@ -69,5 +68,4 @@ fn opaque(mut ptr: *const u64) -> *const u64 {
 }
 
 chain_kernel_reload!(bench_g1_add_mixed: G1Xyzz, G1Affine, |acc, p| acc.add_affine(&p));
-chain_kernel_reload!(bench_g1_add_mixed_f64: G1XyzzF64, G1AffineF64, |acc, p| acc.add_affine(&p));
 chain_kernel_reload!(bench_g2_add_mixed: G2Xyzz, G2Affine, |acc, p| acc.add_affine(&p));

@@ -7,8 +7,8 @@
 //! so in-place operation (output = input buffer) is fine.
 
 use super::grid::indices;
-use crate::ec::{G1Affine, G1AffineF64, G1Jacobian, G1Xyzz, G1XyzzF64, G2Affine, G2Jacobian, G2Xyzz};
-use crate::ff::{Field, Fp, Fp2, FpF64, Fr};
+use crate::ec::{G1Affine, G1Jacobian, G1Xyzz, G2Affine, G2Jacobian, G2Xyzz};
+use crate::ff::{Field, Fp, Fp2, Fr};
 use crate::mem::Limbs;
 
 /// `out[i] = f(a[i])`, with `a` of type `$In` and `out` of type `$Out`.
@@ -81,15 +81,6 @@ macro_rules! curve_kernels {
 field_kernels!(Fr: fr_add, fr_sub, fr_mul, fr_sqr, fr_neg, fr_dbl, fr_inv);
 field_kernels!(Fp: fp_add, fp_sub, fp_mul, fp_sqr, fp_neg, fp_dbl, fp_inv);
 field_kernels!(Fp2: fp2_add, fp2_sub, fp2_mul, fp2_sqr, fp2_neg, fp2_dbl, fp2_inv);
-
-binary_kernel!(
-    /// `fp_mul` with the product on the FP64 pipe (`ff::fp_f64`).
-    fp_mul_f64: FpF64, FpF64 => FpF64, |x, y| x * y
-);
-binary_kernel!(
-    /// `g1_add_mixed` with the FP64 pipe's products (`ff::fp_f64`).
-    g1_add_mixed_f64: G1XyzzF64, G1AffineF64 => G1XyzzF64, |acc, p| acc.add_affine(&p)
-);
 
 unary_kernel!(
     /// Canonical little-endian limbs (must be `< r`) to Montgomery form.
