@@ -39,7 +39,7 @@ def words32(limbs):
     return out
 
 
-def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=False):
+def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=False, pair=False):
     """One asm block. `special`: use the r-shaped reduction (see
     `r_shaped`) when the modulus allows it; False keeps the generic v2 one.
 
@@ -78,6 +78,9 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=Fal
 
     A = [f"{{a{i}}}" for i in range(n)]
     B = A if square else [f"{{b{i}}}" for i in range(n)]
+    C = [f"{{c{i}}}" for i in range(n)]
+    D = [f"{{d{i}}}" for i in range(n)]
+    assert not pair or (lazy and not square)
     P = [f"0x{w:08x}" for w in p]
     X = [new() for _ in range(n + 1)]
     Y = [new() for _ in range(n + 1)]
@@ -176,6 +179,9 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=Fal
                 ops.append(f"mul.hi.u32 {acc[pos + 1]}, {B[0]}, {row(0, j)};")
             ops.append(f"mov.u32 {X[n]}, 0;")
             ops.append(f"mov.u32 {Y[n]}, 0;")
+            if pair:
+                chain(X, C, D[0], odd=False)
+                chain(Y, C, D[0], odd=True)
         else:
             # Divide the previous row by 2^32 while accumulating: X[0] is 0,
             # X[1] joins Y at word 0 (Y becomes the even accumulator), and
@@ -198,6 +204,9 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=Fal
             ops.append(f"addc.u32 {X[n]}, 0, 0;")
             X, Y = Y, X
             chain(X, [row(i, j) for j in range(n)], B[i], odd=False)
+            if pair:
+                chain(X, C, D[i], odd=False)
+                chain(Y, C, D[i], odd=True)
         if r_shaped:
             reduce_r_shaped(X, Y)
         else:
@@ -228,8 +237,11 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=Fal
 
     decl = f".reg .u32 {', '.join(regs)};"
     lines = ["{{", decl] + ([] if lazy else [".reg .pred czp;"]) + ops + ["}}"]
-    operands = ["a"] if square else ["a", "b"]
-    if square and lazy:
+    operands = ["a"] if square else (["a", "b", "c", "d"] if pair else ["a", "b"])
+    if pair:
+        doc = (f"/// `(a·b + c·d) / 2^{32 * n}` for `{name}` with one reduction: `a, b, c, d < 2p`,\n"
+               f"/// result `< 2p` (see `gen_mul(pair=True)` in the generator).")
+    elif square and lazy:
         doc = (f"/// Montgomery square for `{name}` without the final subtraction: `a < 2p`,\n"
                f"/// result `< 2p` (see `gen_mul(square=True, lazy=True)` in the generator).")
     elif square:
@@ -424,11 +436,11 @@ def emulate(ops, env):
 
 
 # What is generated: (field, function, r-shaped reduction where the modulus
-# allows it?, square?, lazy?).
-VARIANTS = [("fr", "fr_mont_mul", True, False, False), ("fp", "fp_mont_mul", True, False, False),
-            ("fr", "fr_mont_sqr", True, True, False), ("fp", "fp_mont_sqr", True, True, False),
-            ("fr", "fr_mont_mul_lazy", True, False, True), ("fp", "fp_mont_mul_lazy", True, False, True),
-            ("fp", "fp_mont_sqr_lazy", True, True, True)]
+# allows it?, square?, lazy?, sum of two products?).
+VARIANTS = [("fr", "fr_mont_mul", True, False, False, False), ("fp", "fp_mont_mul", True, False, False, False),
+            ("fr", "fr_mont_sqr", True, True, False, False), ("fp", "fp_mont_sqr", True, True, False, False),
+            ("fr", "fr_mont_mul_lazy", True, False, True, False), ("fp", "fp_mont_mul_lazy", True, False, True, False),
+            ("fp", "fp_mont_sqr_lazy", True, True, True, False), ("fp", "fp_mont_mul2_lazy", True, False, True, True)]
 # Additions without the full reduction (the NTT's butterflies, the curve formulas).
 LAZY_ADDSUB = ["fr", "fp"]
 
@@ -475,9 +487,12 @@ def forced_b(a, p, m0, n, targets, rng):
 def selftest():
     import random
     rng = random.Random(0x5EED)
-    for name, fn, special, square, lazy in VARIANTS:
+    for name, fn, special, square, lazy, pair in VARIANTS:
         limbs, inv = FIELDS[name]
-        ops = asm_ops(gen_mul(name, limbs, inv, fn, special, square, lazy))
+        ops = asm_ops(gen_mul(name, limbs, inv, fn, special, square, lazy, pair))
+        if pair:
+            selftest_pair(name, fn, ops, rng)
+            continue
         n = 2 * len(limbs)
         p = sum(w << (64 * i) for i, w in enumerate(limbs))
         m0 = inv & 0xFFFFFFFF
@@ -548,6 +563,32 @@ def selftest():
               + ", ".join(f"{k}: {v}" for k, v in hits.items()) + f"), {len(ops)} PTX instructions")
 
 
+def selftest_pair(name, fn, ops, rng):
+    """a*b + c*d with one reduction, for lazy operands (< 2p): edges
+    (0, 1, p - 1, p, 2p - 1, all-ones words below 2p), random values below
+    p and below 2p, and all four at 2p - 1."""
+    limbs, inv = FIELDS[name]
+    n = 2 * len(limbs)
+    p = sum(w << (64 * i) for i, w in enumerate(limbs))
+    rinv = pow(2 ** (32 * n), -1, p)
+    edges = [0, 1, 2, p - 1, p, p + 1, 2 * p - 1, 2 * p - 2, 2 ** 32 - 1, 2 ** (32 * n - 1) % (2 * p),
+             sum(0xFFFFFFFF << (64 * i) for i in range(n // 2)) % (2 * p)]
+    cases = [tuple(rng.choice(edges) for _ in range(4)) for _ in range(3000)]
+    cases += [tuple(rng.randrange(2 * p) for _ in range(4)) for _ in range(10000)]
+    cases += [tuple(rng.randrange(p) for _ in range(4)) for _ in range(3000)]
+    cases += [(2 * p - 1,) * 4, (2 * p - 1, 2 * p - 1, 0, 0), (0, 0, 2 * p - 1, 2 * p - 1)]
+    for a, b, c, d in cases:
+        env = {}
+        for i in range(n):
+            for k, v in zip("abcd", (a, b, c, d)):
+                env[f"{{{k}{i}}}"] = (v >> (32 * i)) & 0xFFFFFFFF
+        env = emulate(ops, env)
+        got = sum(env[f"{{r{i}}}"] << (32 * i) for i in range(n))
+        want = (a * b + c * d) * rinv % p
+        assert got < 2 * p and got % p == want, (fn, hex(a), hex(b), hex(c), hex(d), hex(got), hex(want))
+    print(f"{fn}: {len(cases)} sums of products match, {len(ops)} PTX instructions")
+
+
 def selftest_addsub():
     import random
     rng = random.Random(0xADD5)
@@ -588,8 +629,8 @@ if __name__ == "__main__":
         selftest()
         selftest_addsub()
     else:
-        print(HEADER + "".join(gen_mul(f, *FIELDS[f], fn, special, square, lazy)
-                               for f, fn, special, square, lazy in VARIANTS)
+        print(HEADER + "".join(gen_mul(f, *FIELDS[f], fn, special, square, lazy, pair)
+                               for f, fn, special, square, lazy, pair in VARIANTS)
               + "".join(gen_addsub(f, FIELDS[f][0], sub) for f in FIELDS for sub in (False, True))
               + "".join(gen_addsub(f, FIELDS[f][0], sub, True) for f in LAZY_ADDSUB for sub in (False, True)),
               end="")

@@ -89,9 +89,18 @@ impl<C: CurveConfig> Xyzz<C> {
         let q = self.x * hh;
         let r = p.y * self.zzz - self.y;
         let zzz3 = self.zzz * hhh;
-        let s = self.y * hhh;
-        let x3 = r.square() - hhh - q.double();
-        let y3 = r * (q - x3) - s;
+        let y3;
+        let x3;
+        if C::Base::FUSED_MUL2 {
+            // Y3 = R·(Q − X3) + Y1·(−HHH) with one reduction (Fp on the
+            // GPU), at the cost of Y1 staying live to the end.
+            x3 = r.square() - hhh - q.double();
+            y3 = r.mul2(q - x3, self.y, -hhh);
+        } else {
+            let s = self.y * hhh;
+            x3 = r.square() - hhh - q.double();
+            y3 = r * (q - x3) - s;
+        }
         Self {
             x: x3,
             y: y3,

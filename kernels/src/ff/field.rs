@@ -44,6 +44,17 @@ pub trait Field:
     fn mul_lean(self, rhs: Self) -> Self {
         self * rhs
     }
+    /// Whether [`Self::mul2`] costs less than two products and an
+    /// addition: formulas then use it (and order their values for it).
+    const FUSED_MUL2: bool = false;
+
+    /// `self · b + c · d`; a field with a cheaper fused form (one
+    /// reduction for both products) overrides it and sets [`Self::FUSED_MUL2`].
+    #[inline(always)]
+    fn mul2(self, b: Self, c: Self, d: Self) -> Self {
+        self * b + c * d
+    }
+
     /// Multiplicative inverse; zero maps to zero so callers need no `Option`
     /// (which would otherwise drag panic paths into kernels via `unwrap`).
     fn inverse(&self) -> Self;

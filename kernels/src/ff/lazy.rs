@@ -166,6 +166,14 @@ impl<P: MontConfig<N>, const N: usize> Field for Lazy<P, N> {
         Self::from_limbs(P::mont_square_lazy(&self.0.limbs))
     }
 
+    const FUSED_MUL2: bool = P::FUSED_MUL2;
+
+    #[inline(always)]
+    fn mul2(self, b: Self, c: Self, d: Self) -> Self {
+        let () = P::LAZY_PRODUCTS;
+        Self::from_limbs(P::mont_mul2_lazy(&self.0.limbs, &b.0.limbs, &c.0.limbs, &d.0.limbs))
+    }
+
     /// Of the reduced value (inversions are rare: conversions to affine).
     #[inline(always)]
     fn inverse(&self) -> Self {

@@ -98,6 +98,18 @@ pub trait MontConfig<const N: usize>: 'static {
         reduce_once(&Self::mont_mul_lazy(a, b), &Self::MODULUS)
     }
 
+    /// Whether [`Self::mont_mul2_lazy`] is cheaper than its two products
+    /// and an addition (one reduction for both), so formulas that can use
+    /// it should. The curve code orders its operations by this.
+    const FUSED_MUL2: bool = false;
+
+    /// `(a·b + c·d)/R`, congruent, `< 2p`, for `a, b, c, d < 2p` (as
+    /// [`Self::mont_mul_lazy`] of lazy values, [`Self::LAZY_PRODUCTS`]).
+    #[inline(always)]
+    fn mont_mul2_lazy(a: &[u64; N], b: &[u64; N], c: &[u64; N], d: &[u64; N]) -> [u64; N] {
+        Self::add_lazy(&Self::mont_mul_lazy(a, b), &Self::mont_mul_lazy(c, d))
+    }
+
     /// `a + b` for `a, b < 2p`, result `< 2p`, congruent mod `p`.
     #[inline(always)]
     fn add_lazy(a: &[u64; N], b: &[u64; N]) -> [u64; N] {
