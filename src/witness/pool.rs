@@ -230,8 +230,7 @@ impl PooledWitness {
     pub(crate) fn pinned(&self, part: Part) -> Option<&[Scalar]> {
         let buffer = self.buffer.as_ref()?;
         let v = part.of(&buffer.asg);
-        let (addr, cap) = buffer.pinned[part as usize]?;
-        (v.as_ptr() as usize == addr && v.capacity() == cap).then_some(&v[..])
+        still_at(v, buffer.pinned[part as usize]?).then_some(&v[..])
     }
 
     /// The area for this job's packed classes (see [`Buffer`]), to fill
@@ -244,9 +243,8 @@ impl PooledWitness {
     /// still pinned as registered, so the device may copy them directly.
     pub(crate) fn pinned_classes(&self) -> Option<&[u64]> {
         let buffer = self.buffer.as_ref()?;
-        let (addr, cap) = buffer.classes_pinned?;
         let v = &buffer.classes;
-        (!v.is_empty() && v.as_ptr() as usize == addr && v.capacity() == cap).then_some(&v[..])
+        (!v.is_empty() && still_at(v, buffer.classes_pinned?)).then_some(&v[..])
     }
 
     /// Moves the assignment out of the pool (unpinned first), for callers
@@ -259,13 +257,17 @@ impl PooledWitness {
     }
 }
 
+/// Whether `v` still lies where it was pinned: the registered address and
+/// capacity (a write that grew it would have moved it).
+fn still_at<T>(v: &Vec<T>, (addr, cap): (usize, usize)) -> bool {
+    v.as_ptr() as usize == addr && v.capacity() == cap
+}
+
 impl Drop for PooledWitness {
     fn drop(&mut self) {
         let Some(buffer) = self.buffer.take() else { return };
-        let intact = Part::ALL.iter().all(|&p| {
-            let v = p.of(&buffer.asg);
-            buffer.pinned[p as usize].map_or(true, |(addr, cap)| v.as_ptr() as usize == addr && v.capacity() == cap)
-        }) && buffer.classes_pinned.map_or(true, |(addr, cap)| buffer.classes.as_ptr() as usize == addr && buffer.classes.capacity() == cap);
+        let intact = Part::ALL.iter().all(|&p| buffer.pinned[p as usize].map_or(true, |at| still_at(p.of(&buffer.asg), at)))
+            && buffer.classes_pinned.map_or(true, |at| still_at(&buffer.classes, at));
         let mut state = self.pool.state.lock().unwrap_or_else(|e| e.into_inner());
         if intact {
             state.0.push(buffer);
