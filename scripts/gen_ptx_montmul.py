@@ -376,63 +376,95 @@ fn join<const N: usize, const M: usize>(w: &[u32; M]) -> [u64; N] {
 
 
 
-def emulate(ops, env):
-    """Runs the generated PTX on Python ints (for --selftest). The carry flag
-    remembers which family set it: addc/madc must read a carry from an
-    add/mad, subc a borrow from a sub (see reduce_r_shaped for why)."""
-    M = 0xFFFFFFFF
-    cf, kind = 0, None
-    val = lambda t: env[t] if t in env else int(t, 0)
+def compile_ops(ops):
+    """Compiles the generated PTX into a Python function on ints (for
+    --selftest): env -> env, for the placeholders it reads and writes. The
+    carry flag remembers which family set it: addc/madc must read a carry
+    from an add/mad, subc a borrow from a sub (see reduce_r_shaped for why);
+    that is checked here, once, since it does not depend on the values."""
+    import re
+    names = {}
+    reads = []  # placeholders read before they are written: the inputs
+    immediate = re.compile(r"^(0x[0-9a-fA-F]+|[0-9]+)$")
+
+    def dst(t):
+        if t not in names:
+            names[t] = f"v{len(names)}"
+        return names[t]
+
+    def src(t):
+        if immediate.match(t):
+            return str(int(t, 0))
+        if t not in names:
+            reads.append(t)
+        return dst(t)
+
+    kind = None
+    body = []
 
     def carry_in(ins, family):
         if not ins.startswith(("addc", "madc", "subc")):
-            return 0
+            return ""
         assert kind == family, f"{ins} reads a flag set by {kind}"
-        return cf
+        return " + cf" if family == "add" else " - cf"
 
     for op in ops:
         ins, rest = op.split(" ", 1)
         args = [a.strip() for a in rest.rstrip(";").split(",")]
         if ins == "mov.u32":
-            env[args[0]] = val(args[1])
+            body.append(f"{dst(args[0])} = {src(args[1])}")
         elif ins in ("mul.lo.u32", "mul.hi.u32"):
-            prod = val(args[1]) * val(args[2])
-            env[args[0]] = prod & M if ".lo" in ins else prod >> 32
+            a, b = src(args[1]), src(args[2])
+            body.append(f"{dst(args[0])} = {a} * {b} & M" if ".lo" in ins else f"{dst(args[0])} = {a} * {b} >> 32")
         elif ins.startswith("mad"):
-            prod = val(args[1]) * val(args[2])
-            part = prod & M if ".lo" in ins else prod >> 32
-            s = part + val(args[3]) + carry_in(ins, "add")
-            env[args[0]] = s & M
+            a, b, c = src(args[1]), src(args[2]), src(args[3])
+            part = f"({a} * {b} & M)" if ".lo" in ins else f"({a} * {b} >> 32)"
+            body.append(f"s = {part} + {c}{carry_in(ins, 'add')}")
+            body.append(f"{dst(args[0])} = s & M")
             if ".cc" in ins:
-                cf, kind = s >> 32, "add"
+                body.append("cf = s >> 32")
+                kind = "add"
         elif ins.startswith("add"):
-            s = val(args[1]) + val(args[2]) + carry_in(ins, "add")
-            env[args[0]] = s & M
+            a, b = src(args[1]), src(args[2])
+            body.append(f"s = {a} + {b}{carry_in(ins, 'add')}")
+            body.append(f"{dst(args[0])} = s & M")
             if ".cc" in ins:
-                cf, kind = s >> 32, "add"
+                body.append("cf = s >> 32")
+                kind = "add"
         elif ins.startswith("sub"):
-            s = val(args[1]) - val(args[2]) - carry_in(ins, "sub")
-            env[args[0]] = s & M
+            a, b = src(args[1]), src(args[2])
+            body.append(f"s = {a} - {b}{carry_in(ins, 'sub')}")
+            body.append(f"{dst(args[0])} = s & M")
             if ".cc" in ins:
-                cf, kind = (1 if s < 0 else 0), "sub"
+                body.append("cf = 1 if s < 0 else 0")
+                kind = "sub"
         elif ins == "shl.b32":
-            env[args[0]] = (val(args[1]) << val(args[2])) & M
+            body.append(f"{dst(args[0])} = ({src(args[1])} << {src(args[2])}) & M")
         elif ins == "shf.l.wrap.b32":
             # Upper word of ({b}:{a}) << c.
-            env[args[0]] = ((val(args[2]) << 32 | val(args[1])) << (val(args[3]) & 31)) >> 32 & M
+            a, b, c = src(args[1]), src(args[2]), src(args[3])
+            body.append(f"{dst(args[0])} = (({b} << 32 | {a}) << ({c} & 31)) >> 32 & M")
         elif ins == "and.b32":
-            env[args[0]] = val(args[1]) & val(args[2])
+            body.append(f"{dst(args[0])} = {src(args[1])} & {src(args[2])}")
         elif ins == "min.u32":
-            env[args[0]] = min(val(args[1]), val(args[2]))
-        elif ins == "setp.eq.u32":
-            env[args[0]] = val(args[1]) == val(args[2])
-        elif ins == "setp.ne.u32":
-            env[args[0]] = val(args[1]) != val(args[2])
+            body.append(f"{dst(args[0])} = min({src(args[1])}, {src(args[2])})")
+        elif ins in ("setp.eq.u32", "setp.ne.u32"):
+            cmp = "==" if ins == "setp.eq.u32" else "!="
+            body.append(f"{dst(args[0])} = {src(args[1])} {cmp} {src(args[2])}")
         elif ins == "selp.u32":
-            env[args[0]] = val(args[1]) if env[args[3]] else val(args[2])
+            a, b, c = src(args[1]), src(args[2]), src(args[3])
+            body.append(f"{dst(args[0])} = {a} if {c} else {b}")
         else:
             raise ValueError(op)
-    return env
+    outs = [t for t in names if t.startswith("{")]
+    lines = ["def run(env):", "    M = 0xFFFFFFFF"]
+    lines += [f"    {names[t]} = env[{t!r}]" for t in reads]
+    lines += [f"    {l}" for l in body]
+    lines += [f"    env[{t!r}] = {names[t]}" for t in outs]
+    lines += ["    return env"]
+    scope = {}
+    exec("\n".join(lines), scope)
+    return scope["run"]
 
 
 # What is generated: (field, function, r-shaped reduction where the modulus
@@ -493,6 +525,7 @@ def selftest():
         if pair:
             selftest_pair(name, fn, ops, rng)
             continue
+        run = compile_ops(ops)
         n = 2 * len(limbs)
         p = sum(w << (64 * i) for i, w in enumerate(limbs))
         m0 = inv & 0xFFFFFFFF
@@ -549,7 +582,7 @@ def selftest():
                 env[f"{{a{i}}}"] = (x >> (32 * i)) & 0xFFFFFFFF
                 if not square:
                     env[f"{{b{i}}}"] = (y >> (32 * i)) & 0xFFFFFFFF
-            env = emulate(ops, env)
+            env = run(env)
             got = sum(env[f"{{r{i}}}"] << (32 * i) for i in range(n))
             want = x * y * rinv % p
             if lazy:
@@ -573,17 +606,17 @@ def selftest_pair(name, fn, ops, rng):
     rinv = pow(2 ** (32 * n), -1, p)
     edges = [0, 1, 2, p - 1, p, p + 1, 2 * p - 1, 2 * p - 2, 2 ** 32 - 1, 2 ** (32 * n - 1) % (2 * p),
              sum(0xFFFFFFFF << (64 * i) for i in range(n // 2)) % (2 * p)]
-    # Sized for CI's time (the emulator runs ~1,000 instructions a case).
-    cases = [tuple(rng.choice(edges) for _ in range(4)) for _ in range(2500)]
-    cases += [tuple(rng.randrange(2 * p) for _ in range(4)) for _ in range(4000)]
+    cases = [tuple(rng.choice(edges) for _ in range(4)) for _ in range(5000)]
+    cases += [tuple(rng.randrange(2 * p) for _ in range(4)) for _ in range(10000)]
     cases += [tuple(rng.randrange(p) for _ in range(4)) for _ in range(1000)]
     cases += [(2 * p - 1,) * 4, (2 * p - 1, 2 * p - 1, 0, 0), (0, 0, 2 * p - 1, 2 * p - 1)]
+    run = compile_ops(ops)
     for a, b, c, d in cases:
         env = {}
         for i in range(n):
             for k, v in zip("abcd", (a, b, c, d)):
                 env[f"{{{k}{i}}}"] = (v >> (32 * i)) & 0xFFFFFFFF
-        env = emulate(ops, env)
+        env = run(env)
         got = sum(env[f"{{r{i}}}"] << (32 * i) for i in range(n))
         want = (a * b + c * d) * rinv % p
         assert got < 2 * p and got % p == want, (fn, hex(a), hex(b), hex(c), hex(d), hex(got), hex(want))
@@ -609,12 +642,13 @@ def selftest_addsub():
         cases += [(rng.randrange(top), rng.randrange(top)) for _ in range(20000)]
         for sub in (False, True):
             ops = asm_ops(gen_addsub(name, limbs, sub, lazy))
+            run = compile_ops(ops)
             for x, y in cases:
                 env = {}
                 for i in range(n):
                     env[f"{{a{i}}}"] = (x >> (32 * i)) & 0xFFFFFFFF
                     env[f"{{b{i}}}"] = (y >> (32 * i)) & 0xFFFFFFFF
-                env = emulate(ops, env)
+                env = run(env)
                 got = sum(env[f"{{r{i}}}"] << (32 * i) for i in range(n))
                 want = (x - y) % p if sub else (x + y) % p
                 if lazy:
