@@ -115,12 +115,11 @@ impl<C: CurveConfig> Xyzz<C> {
         if self.is_identity() || other.is_identity() {
             return add_identity(*self, *other);
         }
-        // Ordered for few live values: the first two products (all eight
-        // inputs still live) use the leaner multiplication, and each input
-        // pair dies as soon as possible (`ZZ1 ZZ2`, `ZZZ1 ZZZ2`).
-        let u1 = self.x.mul_lean(other.zz);
-        let h = other.x.mul_lean(self.zz) - u1;
-        let zz12 = other.zz.mul_lean(self.zz);
+        // Ordered for few live values: each input pair dies as soon as
+        // possible (`ZZ1 ZZ2`, `ZZZ1 ZZZ2`).
+        let u1 = self.x * other.zz;
+        let h = other.x * self.zz - u1;
+        let zz12 = other.zz * self.zz;
         let s1 = self.y * other.zzz;
         let r = other.y * self.zzz - s1;
         let zzz12 = self.zzz * other.zzz;
@@ -139,9 +138,17 @@ impl<C: CurveConfig> Xyzz<C> {
         let zz3 = zz12 * hh;
         let q = u1 * hh;
         let zzz3 = zzz12 * hhh;
-        let s = s1 * hhh;
-        let x3 = r.square() - hhh - q.double();
-        let y3 = r * (q - x3) - s;
+        let y3;
+        let x3;
+        if C::Base::FUSED_MUL2 {
+            // As in `add_affine`: Y3 = R·(Q − X3) + S1·(−HHH), one reduction.
+            x3 = r.square() - hhh - q.double();
+            y3 = r.mul2(q - x3, s1, -hhh);
+        } else {
+            let s = s1 * hhh;
+            x3 = r.square() - hhh - q.double();
+            y3 = r * (q - x3) - s;
+        }
         Self {
             x: x3,
             y: y3,

@@ -36,14 +36,6 @@ pub trait Field:
     }
     fn double(&self) -> Self;
     fn square(&self) -> Self;
-    /// `self * rhs` computed with fewer temporaries where the field allows
-    /// (for Fp2: schoolbook, one extra base multiplication but no operand
-    /// sums held at once). For the first products of a formula, when every
-    /// input is still live and registers are scarcest.
-    #[inline(always)]
-    fn mul_lean(self, rhs: Self) -> Self {
-        self * rhs
-    }
     /// Whether [`Self::mul2`] costs less than two products and an
     /// addition: formulas then use it (and order their values for it).
     const FUSED_MUL2: bool = false;

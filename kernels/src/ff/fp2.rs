@@ -66,17 +66,6 @@ impl Field for Fp2 {
         Self::new(real, imag)
     }
 
-    /// Schoolbook: one base multiplication more than Karatsuba, but no
-    /// operand sums to hold and at most one partial result per coordinate.
-    #[inline(always)]
-    fn mul_lean(self, rhs: Self) -> Self {
-        let (a, b) = (pin2(self), pin2(rhs));
-        let real = base_mul(a.c0, b.c0) - base_mul(a.c1, b.c1);
-        let imag = base_mul(a.c0, b.c1);
-        let imag = imag + base_mul(a.c1, b.c0);
-        Self::new(real, imag)
-    }
-
     /// `conj(a) / (c0^2 + c1^2)`, since `a * conj(a) = c0^2 + c1^2` is in Fp.
     #[inline(always)]
     fn inverse(&self) -> Self {
@@ -115,17 +104,18 @@ impl Neg for Fp2 {
 impl Mul for Fp2 {
     type Output = Self;
 
-    /// Karatsuba: three base multiplications instead of four. The cross
-    /// product goes first and is folded in at once, so only two base
-    /// elements are held across the last multiplication.
+    /// Each coordinate a sum of two products with one reduction
+    /// (`c0 = a0·b0 + a1·(−b1)`, `c1 = a0·b1 + a1·b0`): Karatsuba's
+    /// multiply-pipe work (two products and a reduction, twice, against
+    /// three products and three reductions) without its operand sums,
+    /// which left fewer values live. H100, 2026-12-06: Fp2 products 8.62 →
+    /// 8.91 G/s, G2 mixed additions 0.73 → 0.84 G/s against Karatsuba.
     #[inline(always)]
     fn mul(self, rhs: Self) -> Self {
         let (a, b) = (pin2(self), pin2(rhs));
-        let cross = base_mul(a.c0 + a.c1, b.c0 + b.c1);
-        let real_product = base_mul(a.c0, b.c0);
-        let imag = cross - real_product;
-        let imag_product = base_mul(a.c1, b.c1);
-        Self::new(real_product - imag_product, imag - imag_product)
+        let real = base_mul2(a.c0, b.c0, a.c1, -b.c1);
+        let imag = base_mul2(a.c0, b.c1, a.c1, b.c0);
+        Self::new(real, imag)
     }
 }
 
@@ -148,6 +138,21 @@ fn base_mul(a: FpLazy, b: FpLazy) -> FpLazy {
 #[inline(always)]
 fn base_mul(a: FpLazy, b: FpLazy) -> FpLazy {
     a * b
+}
+
+/// `a·b + c·d` with one reduction, fenced like [`base_mul`].
+#[cfg(target_arch = "nvptx64")]
+#[inline(always)]
+fn base_mul2(a: FpLazy, b: FpLazy, c: FpLazy, d: FpLazy) -> FpLazy {
+    let sum = pin(pin(a).mul2(pin(b), pin(c), pin(d)));
+    fence();
+    sum
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+#[inline(always)]
+fn base_mul2(a: FpLazy, b: FpLazy, c: FpLazy, d: FpLazy) -> FpLazy {
+    a.mul2(b, c, d)
 }
 
 /// An empty call: a scheduling barrier for ptxas.
