@@ -516,6 +516,26 @@ def forced_b(a, p, m0, n, targets, rng):
     return b
 
 
+def top_carry_operands(n, rng, top, last_row):
+    """a, b < top with a's top word odd and b's words w = -1/a_top mod
+    2^32, so a row's last low product lo(b_i * a_top) is 2^32 - 1 and
+    carries into the top word whenever anything is added to it: a carry
+    that random and edge operands almost never produce (a mutation
+    dropping it passed all of them). Every row but the last (b's top word
+    random), or the last alone (b's top word w, which must lie below top's
+    top word; the other words random, so the row's sums are large)."""
+    top_word = top >> (32 * (n - 1))
+    low = 32 * (n - 1)
+    while True:
+        a_top = rng.randrange(1, top_word, 2)
+        w = -pow(a_top, -1, 2 ** 32) % 2 ** 32
+        a = a_top << low | rng.randrange(2 ** low)
+        if last_row and w < top_word:
+            return a, w << low | rng.randrange(2 ** low)
+        if not last_row:
+            return a, rng.randrange(top_word) << low | sum(w << (32 * i) for i in range(n - 1))
+
+
 def selftest():
     import random
     rng = random.Random(0x5EED)
@@ -559,6 +579,7 @@ def selftest():
             assert all(x0 == t for x0, t in zip(reference_x0s(a, b, p, m0, n), targets) if t is not None)
             cases.append((a, b))
             forced += 1
+        cases += [top_carry_operands(n, rng, p, k % 2 == 1) for k in range(1000)]
         if square:
             # A square's rounds depend on a alone: use each case's operands.
             cases = [(x, x) for pair in cases for x in pair]
@@ -610,6 +631,8 @@ def selftest_pair(name, fn, ops, rng):
     cases += [tuple(rng.randrange(2 * p) for _ in range(4)) for _ in range(10000)]
     cases += [tuple(rng.randrange(p) for _ in range(4)) for _ in range(1000)]
     cases += [(2 * p - 1,) * 4, (2 * p - 1, 2 * p - 1, 0, 0), (0, 0, 2 * p - 1, 2 * p - 1)]
+    cases += [top_carry_operands(n, rng, 2 * p, k % 2 == 1) + top_carry_operands(n, rng, 2 * p, k % 2 == 1)
+              for k in range(2000)]
     run = compile_ops(ops)
     for a, b, c, d in cases:
         env = {}
