@@ -89,18 +89,7 @@ impl<C: CurveConfig> Xyzz<C> {
         let q = self.x * hh;
         let r = p.y * self.zzz - self.y;
         let zzz3 = self.zzz * hhh;
-        let y3;
-        let x3;
-        if C::Base::FUSED_MUL2 {
-            // Y3 = R·(Q − X3) + Y1·(−HHH) with one reduction (Fp on the
-            // GPU), at the cost of Y1 staying live to the end.
-            x3 = r.square() - hhh - q.double();
-            y3 = r.mul2(q - x3, self.y, -hhh);
-        } else {
-            let s = self.y * hhh;
-            x3 = r.square() - hhh - q.double();
-            y3 = r * (q - x3) - s;
-        }
+        let (x3, y3) = x3_y3(r, q, hhh, self.y);
         Self {
             x: x3,
             y: y3,
@@ -138,17 +127,7 @@ impl<C: CurveConfig> Xyzz<C> {
         let zz3 = zz12 * hh;
         let q = u1 * hh;
         let zzz3 = zzz12 * hhh;
-        let y3;
-        let x3;
-        if C::Base::FUSED_MUL2 {
-            // As in `add_affine`: Y3 = R·(Q − X3) + S1·(−HHH), one reduction.
-            x3 = r.square() - hhh - q.double();
-            y3 = r.mul2(q - x3, s1, -hhh);
-        } else {
-            let s = s1 * hhh;
-            x3 = r.square() - hhh - q.double();
-            y3 = r * (q - x3) - s;
-        }
+        let (x3, y3) = x3_y3(r, q, hhh, s1);
         Self {
             x: x3,
             y: y3,
@@ -180,6 +159,23 @@ impl<C: CurveConfig> Xyzz<C> {
             zz: zz3,
             zzz: zzz3,
         }
+    }
+}
+
+/// The end of both additions: `X3 = R² − HHH − 2Q` and `Y3 = R·(Q − X3) −
+/// Y1·HHH`, where `Y1` is the first point's y (scaled by the second's ZZZ
+/// in the full addition). Where the base field fuses two products (Fp on
+/// the GPU), Y3's take one reduction, at the cost of `Y1` staying live to
+/// the end; otherwise `Y1·HHH` goes first, so that `Y1` dies early.
+#[inline(always)]
+fn x3_y3<F: Field>(r: F, q: F, hhh: F, y1: F) -> (F, F) {
+    if F::FUSED_MUL2 {
+        let x3 = r.square() - hhh - q.double();
+        (x3, r.mul2(q - x3, y1, -hhh))
+    } else {
+        let s = y1 * hhh;
+        let x3 = r.square() - hhh - q.double();
+        (x3, r * (q - x3) - s)
     }
 }
 
