@@ -7,8 +7,9 @@
 //! Arguments: `g1`, `g2`, `20`, `24`, `skew` … filter the cases by name;
 //! `--c N[,N…]` forces window sizes, `--scatter N[,N…]` the windows per
 //! scatter launch, `--chunk0 N[,N…]` the first accumulation level's chunk
-//! (one row per combination), `--sort auto|counted|padded|pN[,…]` the
-//! counting sort (padded: no histogram, `2^N` slots per bucket), `--fan N` the bucket reduction's merge fan
+//! (one row per combination), `--sort auto|counted|padded|pN|binned|bN[,…]`
+//! the counting sort (padded: no histogram, `2^N` slots per bucket;
+//! binned: the scatter in two passes, `2^N` bins), `--fan N` the bucket reduction's merge fan
 //! (log2); `--profile` adds one run's per-kernel device times; `--module
 //! FILE` (may be repeated) also runs every case with the kernels of a
 //! variant PTX/cubin, on the same bases; `--tables T` (with one `--c N`)
@@ -94,7 +95,7 @@ fn main() {
                 scatters = list.split(',').map(|v| v.parse().expect("--scatter N[,N...]")).collect();
             }
             "--sort" => {
-                let list = args.next().expect("--sort auto|counted|padded|pN[,...]");
+                let list = args.next().expect("--sort auto|counted|padded|pN|binned|bN[,...]");
                 sorts = list.split(',').map(parse_sort).collect();
             }
             "--chunk0" => {
@@ -199,14 +200,18 @@ fn main() {
     }
 }
 
-/// `auto`, `counted`, `padded` (automatic capacity) or `pN`: padded with
-/// `2^N` slots per bucket.
+/// `auto`, `counted`, `padded` (automatic capacity), `pN`: padded with
+/// `2^N` slots per bucket, `binned` (default bins) or `bN`: binned with
+/// `2^N` bins per window.
 fn parse_sort(v: &str) -> Sort {
+    let log = |prefix: char| v.strip_prefix(prefix).and_then(|b| b.parse().ok()).expect("--sort auto|counted|padded|pN|binned|bN");
     match v {
         "auto" => Sort::Auto,
         "counted" => Sort::Counted,
         "padded" => Sort::Padded { cap_log: 0 },
-        p => Sort::Padded { cap_log: p.strip_prefix('p').and_then(|b| b.parse().ok()).expect("--sort auto|counted|padded|pN") },
+        "binned" => Sort::Binned { bins_log: 0 },
+        b if b.starts_with('b') => Sort::Binned { bins_log: log('b') },
+        _ => Sort::Padded { cap_log: log('p') },
     }
 }
 

@@ -42,6 +42,8 @@
 //! large GPU standing in for smaller ones; `free`: the device's own free
 //! memory): each prints its plan, and each
 //! proof the bases it streamed and the copy engine's time for them.
+//! `--sort auto,counted,binned` builds them with each MSM sort in turn
+//! (`ProverConfig::msm_sort`).
 //! `--accumulation` builds the provers with each first MSM accumulation
 //! level in turn (`ProverConfig::msm_accumulation`; affine: batch-affine
 //! additions, `K` streams per thread). `--carry on,off` builds them with
@@ -64,7 +66,7 @@ use std::time::{Duration, Instant};
 
 use blstrs::Scalar;
 use cuzk::synthetic::{random_assignment, random_compiled, random_parameters, random_witness, SyntheticPorep, WitnessStats};
-use cuzk::{Assignment, Backend, CompiledCircuit, ComputeSharing, MsmAccumulation, ParamsFile, ParamsSource, PhaseTimings, ProofJob, ProofShape, Prover, ProverConfig, QueryLengths};
+use cuzk::{Assignment, Backend, CompiledCircuit, ComputeSharing, MsmAccumulation, MsmSort, ParamsFile, ParamsSource, PhaseTimings, ProofJob, ProofShape, Prover, ProverConfig, QueryLengths};
 
 /// What each proof proves: a full assignment, or a witness alone for a
 /// compiled prover.
@@ -106,6 +108,7 @@ struct Args {
     devices: Vec<usize>,
     vram_limits: Vec<Option<u64>>,
     accumulations: Vec<MsmAccumulation>,
+    sorts: Vec<MsmSort>,
     carries: Vec<bool>,
     fill_waves: Vec<bool>,
     ahead: Vec<bool>,
@@ -128,6 +131,7 @@ fn parse_args() -> Args {
         devices: vec![0],
         vram_limits: vec![None],
         accumulations: vec![MsmAccumulation::Xyzz],
+        sorts: vec![MsmSort::Auto],
         carries: vec![true],
         fill_waves: vec![ProverConfig::default().msm_fill_waves],
         ahead: vec![ProverConfig::default().streamed_bases_ahead],
@@ -158,6 +162,17 @@ fn parse_args() -> Args {
                         a => MsmAccumulation::BatchAffine {
                             streams: a.strip_prefix("affine").map(|k| if k.is_empty() { 0 } else { number(k) as u32 }).unwrap_or_else(|| panic!("--accumulation {a}: expected xyzz, affine or affineK")),
                         },
+                    })
+                    .collect()
+            }
+            "--sort" => {
+                args.sorts = value()
+                    .split(',')
+                    .map(|v| match v {
+                        "auto" => MsmSort::Auto,
+                        "counted" => MsmSort::Counted,
+                        "binned" => MsmSort::Binned { bins_log: 0 },
+                        other => panic!("--sort {other}: expected auto, counted or binned"),
                     })
                     .collect()
             }
@@ -218,6 +233,7 @@ fn main() {
     };
     println!("host memory per in-flight proof (its witness buffer): {:.2} GB", source.bytes() as f64 / 1e9);
     for &accumulation in &args.accumulations {
+    for &sort in &args.sorts {
     for &limit in &args.vram_limits {
     for &carried in &args.carries {
     for &fill_waves in &args.fill_waves {
@@ -235,6 +251,9 @@ fn main() {
     if args.accumulations.len() > 1 {
         println!("\n=== MSM accumulation: {accumulation:?}");
     }
+    if args.sorts.len() > 1 {
+        println!("\n=== MSM sort: {sort:?}");
+    }
     for &workers in &args.workers {
         let config = ProverConfig {
             vram_limit: limit,
@@ -248,6 +267,7 @@ fn main() {
             verify_proofs: Some(false),
             witness_classes: !args.raw_witness,
             msm_accumulation: accumulation,
+            msm_sort: sort,
             msm_carried_buckets: carried,
             msm_fill_waves: fill_waves,
             streamed_bases_ahead: ahead,
@@ -270,6 +290,7 @@ fn main() {
     }
     if let [(w1, one), .., (wn, many)] = steady[..] {
         println!("\nsteady state: {wn} worker(s) {:.3} s per proof against {w1}: {:.3} s ({:.2}x)", many, one, one / many);
+    }
     }
     }
     }

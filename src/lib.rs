@@ -41,6 +41,6 @@ pub use parameters::source::ParamsSource;
 pub use prover::faults::FaultPlan;
 pub use prover::assemble::{assemble, MsmResults};
 pub use prover::timings::PhaseTimings;
-pub use prover::{Backend, ComputeSharing, MsmAccumulation, Prover, ProverConfig, Staged, MAX_WORKERS_PER_DEVICE};
+pub use prover::{Backend, ComputeSharing, MsmAccumulation, MsmSort, Prover, ProverConfig, Staged, MAX_WORKERS_PER_DEVICE};
 pub use witness::assignment::{synthesize, synthesize_batch, Assignment};
 pub use witness::job::{random_r_s, ProofJob};

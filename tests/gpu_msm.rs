@@ -640,6 +640,54 @@ fn padded_sort() {
     check_g2(&gpu, "padded G2", &bases2, &host2, &s, &MsmConfig { sort: padded(2), ..MsmConfig::default() });
 }
 
+/// The binned scatter (`Sort::Binned`): small and large sizes, bins from 2
+/// to 2^11 (2 at c = 16: every tile past shared memory's keys, entry by
+/// entry), one scalar everywhere (one hot bucket per window), all ones,
+/// witnesses, a density with an offset, c = 22, G2; against blst.
+#[test]
+fn binned_sort() {
+    let Some(gpu) = common::gpu_or_skip("binned_sort") else { return };
+    let mut rng = common::rng();
+    let n = 1 << 22;
+    let host = random_bases::<G1Projective>(&mut rng, n);
+    let bases = GpuBases::upload_g1(&gpu, &host).unwrap();
+    let binned = |bins_log| Sort::Binned { bins_log };
+    for m in [1usize, 31, 4097, 100_000] {
+        let s = random_scalars(&mut rng, m);
+        for bins_log in [0, 1, 4, 11] {
+            let config = MsmConfig { window_bits: 12, sort: binned(bins_log), ..MsmConfig::default() };
+            check_g1(&gpu, &format!("binned, 2^{bins_log} bins"), &bases, &host[..m], &s, &config);
+        }
+    }
+    let m = 1 << 20;
+    let s = random_scalars(&mut rng, m);
+    for bins_log in [1, 6, 10] {
+        let config = MsmConfig { window_bits: 16, sort: binned(bins_log), ..MsmConfig::default() };
+        check_g1(&gpu, &format!("binned 2^20, 2^{bins_log} bins"), &bases, &host[..m], &s, &config);
+    }
+    let config = MsmConfig { window_bits: 16, sort: binned(0), ..MsmConfig::default() };
+    let same = vec![Scalar::random(&mut rng); m];
+    check_g1(&gpu, "binned, one scalar everywhere", &bases, &host[..m], &same, &config);
+    check_g1(&gpu, "binned, all one", &bases, &host[..m], &vec![Scalar::ONE; m], &config);
+    let s = mostly_zero_one(&mut rng, m);
+    check_g1(&gpu, "binned, 90% zero/one", &bases, &host[..m], &s, &config);
+    let s = random_scalars(&mut rng, m);
+    let d = random_density(&mut rng, m, 0.3);
+    let offset = 1000;
+    let got = msm_g1_blocking_with(&gpu, &bases, &s, Some(&d), offset, &config).unwrap();
+    let want = cpu_g1(&host[offset..], &select_dense(&d, &to_bytes(&s)));
+    assert!(got == want, "binned with a density and offset {offset}");
+    let s = random_scalars(&mut rng, n);
+    check_g1(&gpu, "binned 2^22, default window", &bases, &host, &s, &MsmConfig { sort: binned(0), ..MsmConfig::default() });
+    let wide = MsmConfig { window_bits: 22, sort: binned(0), ..MsmConfig::default() };
+    check_g1(&gpu, "binned 2^22, c = 22", &bases, &host, &s, &wide);
+    drop(bases);
+    let host2 = random_bases::<G2Projective>(&mut rng, 1 << 16);
+    let bases2 = GpuBases::upload_g2(&gpu, &host2).unwrap();
+    let s = random_scalars(&mut rng, host2.len());
+    check_g2(&gpu, "binned G2", &bases2, &host2, &s, &MsmConfig { sort: binned(0), ..MsmConfig::default() });
+}
+
 /// A witness's MSMs: 98% zeros and ones, planned for the count of the other
 /// scalars (`MsmInput::general`: a smaller window, room for far fewer
 /// entries), all of them and through a density, G1 and G2, against blst.

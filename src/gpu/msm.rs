@@ -502,7 +502,7 @@ unsafe fn enqueue(gpu: &GpuDevice, stream: &Stream, curve: MsmCurve, step: Step)
             let args: Vec<*mut c_void> = values[..count].iter_mut().map(|v| v as *mut u64 as *mut c_void).collect();
             // SAFETY: `args` follows the kernel's parameter list (Step::args,
             // checked by the host tests); the buffers are the caller's.
-            launch_blocks_of(&gpu.module, stream, name, step.threads(), MSM_BLOCK, &args)
+            launch_blocks_of(&gpu.module, stream, name, step.threads(), step.block(), &args)
         }
     }
 }

@@ -20,6 +20,7 @@ use crate::witness::assignment::{panic_message, synthesize, synthesize_into, Ass
 use crate::compiled::{synthesize_witness, synthesize_witness_into, CompiledCircuit};
 use crate::cpu;
 pub use cuzk_kernels::msm::plan::Accumulation as MsmAccumulation;
+pub use cuzk_kernels::msm::plan::Sort as MsmSort;
 use crate::error::{ProverError, TryPrestageError};
 use crate::witness::job::{random_r_s, ProofJob};
 use crate::parameters::params::{ProofShape, QueryLengths};
@@ -115,6 +116,10 @@ pub struct ProverConfig {
     /// slower on an H200 for random scalars, more for witnesses; see
     /// docs/PERFORMANCE.md, "MSM"). Proofs are the same either way.
     pub msm_accumulation: MsmAccumulation,
+    /// GPU: how the MSMs sort their entries by bucket. `Auto` (the
+    /// default) chooses by size (`MsmConfig::sort`); `Counted` or `Binned`
+    /// force one, for comparison. Proofs are the same either way.
+    pub msm_sort: MsmSort,
     /// GPU, MSMs in several calls (budgets that chunk them): keep one set
     /// of bucket sums from call to call and reduce it once, where the
     /// kernels' addition model says it is cheaper than each call reducing
@@ -163,6 +168,7 @@ impl Default for ProverConfig {
             witness_classes: true,
             vram_limit: None,
             msm_accumulation: MsmAccumulation::Xyzz,
+            msm_sort: MsmSort::Auto,
             msm_carried_buckets: true,
             msm_fill_waves: true,
             streamed_bases_ahead: true,

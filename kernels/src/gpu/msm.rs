@@ -11,7 +11,7 @@
 
 use crate::ec::{G1Config, G2Config};
 use crate::msm::digits::DigitArgs;
-use crate::msm::{accumulate, batch_affine, padded, reduce, scan, sort, tables};
+use crate::msm::{accumulate, batch_affine, binned, padded, reduce, scan, sort, tables};
 
 kernel! {
     /// `*count +=` how many of the `n` scalars (Montgomery limbs) are neither
@@ -143,6 +143,44 @@ kernel! {
     /// The overflow's entries after their buckets' packed slots.
     fn msm_place_overflow(overflow: *const u64, overflow_count: *const u32, cursor: *mut u32, shape: u64, entries: *mut u32) {
         padded::place_overflow(overflow, overflow_count, cursor, padded::PaddedShape::unpack(shape), entries);
+    }
+}
+
+kernel! {
+    /// Binned scatter, pass 1 ([`binned::bin`]) of window `round_bins &
+    /// 0xffff` with `2^(round_bins >> 16)` bins: `tiles` blocks of
+    /// [`crate::msm::block::BLOCK`] threads.
+    fn msm_bin(
+        scalars: *const u64,
+        n: u32,
+        density: *const u64,
+        prefix: *const u32,
+        base_offset: u32,
+        n_bases: u32,
+        c: u32,
+        windows: u32,
+        sets: u32,
+        stride: u32,
+        starts: *const u32,
+        cursor: *mut u32,
+        bin_cursor: *mut u32,
+        staged: *mut u64,
+        entries: *mut u32,
+        digit_list: *const u32,
+        digit_count: *const u32,
+        round_bins: u32,
+        tiles: u32,
+    ) {
+        let a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows, sets, stride };
+        binned::bin(&a, round_bins & 0xffff, round_bins >> 16, tiles, starts, cursor, bin_cursor, staged, entries, digit_list, digit_count);
+    }
+}
+
+kernel! {
+    /// Binned scatter, pass 2 ([`binned::refine`]): `tiles` blocks of
+    /// [`crate::msm::block::BLOCK`] threads.
+    fn msm_refine(staged: *const u64, starts: *const u32, cursor: *mut u32, entries: *mut u32, c: u32, round: u32, bins_log: u32, tiles: u32) {
+        binned::refine(staged, starts, cursor, entries, c, round, bins_log, tiles);
     }
 }
 

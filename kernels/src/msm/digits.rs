@@ -134,6 +134,54 @@ impl SignedDigits {
     }
 }
 
+/// Bits `[at, at + c)` of a 256-bit integer, `mask = 2^c − 1` (zeros past
+/// bit 255). The limb is chosen by comparisons, not by indexing, so the
+/// limbs stay in registers on the GPU.
+#[inline(always)]
+fn bits_at(s: &[u64; 4], at: u32, mask: u64) -> u64 {
+    let limb = |i: u32| match i {
+        0 => s[0],
+        1 => s[1],
+        2 => s[2],
+        3 => s[3],
+        _ => 0,
+    };
+    let (i, shift) = (at >> 6, at & 63);
+    let low = limb(i) >> shift;
+    let high = if shift == 0 { 0 } else { limb(i + 1) << (64 - shift) };
+    (low | high) & mask
+}
+
+/// Window `w`'s signed digit of the canonical scalar `s`, as [`SignedDigits`]
+/// gives it after `w` earlier calls, without walking the windows below.
+///
+/// Window `j` carries into `j + 1` when its bits plus its own carry in
+/// exceed `H = 2^(c−1)`: so a window whose bits are above `H` carries, one
+/// below does not, and one exactly `H` passes its carry in on. The carry
+/// into `w` is therefore decided by the nearest window below whose bits are
+/// not `H` (none: no carry), almost always the one right below.
+#[inline(always)]
+pub fn digit_at(s: &[u64; 4], c: u32, w: u32) -> (u32, bool) {
+    let mask = (1u64 << c) - 1;
+    let half = 1u64 << (c - 1);
+    let mut carry = 0;
+    let mut below = w;
+    while below > 0 {
+        below -= 1;
+        let bits = bits_at(s, c * below, mask);
+        if bits != half {
+            carry = (bits > half) as u64;
+            break;
+        }
+    }
+    let raw = bits_at(s, c * w, mask) + carry;
+    if raw > half {
+        ((mask + 1 - raw) as u32, true)
+    } else {
+        (raw as u32, false)
+    }
+}
+
 /// Scalar inputs of the histogram and scatter kernels, shared so both
 /// derive exactly the same entries.
 #[derive(Clone, Copy)]
@@ -211,7 +259,27 @@ impl SetWalk {
 /// `i < a.n`; the pointers in `a` valid as documented there.
 #[inline(always)]
 pub unsafe fn load(a: &DigitArgs, i: usize) -> (u32, [u64; 4], Kind) {
-    let s = Fr::load(a.scalars.add(i * 4)).to_canonical();
+    classify(a, i, Fr::load(a.scalars.add(i * 4)))
+}
+
+/// Scalar `i` as read from `a.scalars` (Montgomery form), through the
+/// read-only cache: [`classify`] it. Split from [`load`] so a thread can
+/// issue several scalars' reads before it waits on the first.
+///
+/// # Safety
+/// `i < a.n`; `a.scalars` unchanged while the kernel runs.
+#[inline(always)]
+pub unsafe fn read(a: &DigitArgs, i: usize) -> Fr {
+    Fr::load_readonly(a.scalars.add(i * 4))
+}
+
+/// [`load`] of scalar `i` whose Montgomery form `mont` was already read.
+///
+/// # Safety
+/// As for [`load`].
+#[inline(always)]
+pub unsafe fn classify(a: &DigitArgs, i: usize, mont: Fr) -> (u32, [u64; 4], Kind) {
+    let s = mont.to_canonical();
     let base = if a.density.is_null() {
         a.base_offset.wrapping_add(i as u32)
     } else {
@@ -267,6 +335,31 @@ pub fn round_key(
             } else {
                 let key = (walk.set << (c - 1)) + mag - 1;
                 (key, base.wrapping_add(walk.table_base) | if neg { super::NEG } else { 0 })
+            }
+        }
+    }
+}
+
+/// [`round_key`] of window `round` without tables (window `w` is bucket set
+/// `w`), reading the digit directly ([`digit_at`]) instead of walking the
+/// windows below.
+#[inline(always)]
+pub fn window_key(kind: Kind, limbs: &[u64; 4], round: u32, base: u32, c: u32, ones: u32) -> (u32, u32) {
+    match kind {
+        Kind::Skip => (super::NO_KEY, 0),
+        Kind::One => {
+            if round == 0 {
+                (ones, base)
+            } else {
+                (super::NO_KEY, 0)
+            }
+        }
+        Kind::Digits => {
+            let (mag, neg) = digit_at(limbs, c, round);
+            if mag == 0 {
+                (super::NO_KEY, 0)
+            } else {
+                ((round << (c - 1)) + mag - 1, base | if neg { super::NEG } else { 0 })
             }
         }
     }

@@ -73,6 +73,16 @@ pub unsafe fn exec(curve: Curve, step: Step) {
                 p64(0), u(1), p64(2), p32(3), u(4), u(5), u(6), u(7), u(8), u(9), p32(10), a[11], p32(12), p64(13), p32(14), u(15),
             )
         }
+        Step::Bin { .. } => {
+            assert_eq!(n, 19);
+            k::msm_bin(
+                p64(0), u(1), p64(2), p32(3), u(4), u(5), u(6), u(7), u(8), u(9), p32(10), p32(11), p32(12), p64(13), p32(14), p32(15), p32(16), u(17), u(18),
+            )
+        }
+        Step::Refine { .. } => {
+            assert_eq!(n, 8);
+            k::msm_refine(p64(0), p32(1), p32(2), p32(3), u(4), u(5), u(6), u(7))
+        }
         Step::Compact { .. } => {
             assert_eq!(n, 6);
             k::msm_compact(p32(0), u(1), u(2), u(3), p32(4), p32(5))
@@ -366,11 +376,13 @@ pub fn scalars(rng: &mut ChaCha8Rng, n: usize) -> Vec<Scalar> {
         .collect()
 }
 
-/// Either sort: counted, or padded with 1 … 16 slots per bucket (small
-/// capacities overflow all the time) or the automatic capacity.
+/// Any sort: counted, binned with its default bins, or padded with 1 … 16
+/// slots per bucket (small capacities overflow all the time) or the
+/// automatic capacity. For windows without tables.
 pub fn random_sort(rng: &mut ChaCha8Rng) -> Sort {
-    match rng.gen_range(0..=5) {
+    match rng.gen_range(0..=6) {
         0 => Sort::Counted,
+        6 => Sort::Binned { bins_log: 0 },
         cap_log => Sort::Padded { cap_log: cap_log - 1 },
     }
 }

@@ -126,6 +126,16 @@ pub enum Sort {
     /// bucket size, [`padded_cap_log`]), packed after the scatter, overflow
     /// placed last.
     Padded { cap_log: u32 },
+    /// Histogram, scan, and the scatter in two passes per window through
+    /// `2^bins_log` bins of buckets (0: [`default_bins_log`]); windows
+    /// without tables only ([`crate::msm::binned`]).
+    Binned { bins_log: u32 },
+}
+
+/// Bins per window of the binned sort: 2^10, fewer when the window has
+/// fewer buckets.
+pub fn default_bins_log(c: u32) -> u32 {
+    (c - 1).min(10)
 }
 
 /// Slots per bucket for `entries` entries over `buckets` buckets when

@@ -33,6 +33,11 @@ pub struct Layout {
     pub padded: usize,
     pub overflow: usize,
     pub overflow_count: usize,
+    /// Binned sort only: one window's staged `(key, entry)` pairs (`general`
+    /// `u64`) and every window's bin cursors (`windows · 2^bins_log` `u32`),
+    /// overlapping the accumulation's buffers as the padded sort's do.
+    pub staged: usize,
+    pub bin_cursor: usize,
     /// `entries_max` sorted entries (`u32`).
     pub entries: usize,
     /// Two ping-pong item buffers of the accumulation levels: keys (`u32`)

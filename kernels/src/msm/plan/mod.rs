@@ -9,6 +9,7 @@
 //! the tests. Host-only (not compiled into the PTX).
 
 use super::digits::{num_windows, top_digit_max, windows_per_set, MAX_WINDOW_BITS};
+use super::binned::{MAX_BINS_LOG, TILE as BIN_TILE};
 use super::padded::compact_group_log;
 pub use super::padded::PaddedShape;
 use super::scan::{chunks, CHUNK};
@@ -48,6 +49,8 @@ pub struct MsmPlan {
     pub scatter_windows: u32,
     /// Padded sort: the slots per bucket; `None`: counted.
     pub padded: Option<PaddedShape>,
+    /// Binned scatter: log2 of its bins per window; `None`: direct.
+    pub binned: Option<u32>,
     /// Set buckets plus the ones bucket: `sets · 2^(c−1) + 1`.
     pub n_keys: u32,
     pub ones_key: u32,
@@ -124,7 +127,7 @@ impl MsmPlan {
         let entries_max = general as u64 * windows as u64 + (selected - general) as u64;
         let padded_sort = match config.sort {
             Sort::Auto if tables > 1 => Some(padded_shape(c, windows, sets, selected as u64)),
-            Sort::Auto | Sort::Counted => None,
+            Sort::Auto | Sort::Counted | Sort::Binned { .. } => None,
             Sort::Padded { cap_log: 0 } => Some(padded_shape(c, windows, sets, selected as u64)),
             Sort::Padded { cap_log } => Some(PaddedShape::uniform(cap_log)),
         };
@@ -134,6 +137,13 @@ impl MsmPlan {
                 return Err("MSM: padded buckets need n_keys · 2^cap_log < 2^32 slots (cap_log ≤ 16)");
             }
         }
+        let binned = match config.sort {
+            Sort::Binned { .. } if tables > 1 => return Err("MSM: the binned sort needs windows without tables"),
+            Sort::Binned { bins_log: 0 } => Some(default_bins_log(c)),
+            Sort::Binned { bins_log } if bins_log <= (c - 1).min(MAX_BINS_LOG) => Some(bins_log),
+            Sort::Binned { .. } => return Err("MSM: bins_log must be at most c − 1 and 11"),
+            _ => None,
+        };
         let per_thread = match config.accumulation {
             Accumulation::Xyzz => None,
             Accumulation::BatchAffine { streams: 0 } => Some(default_batch_streams(curve)),
@@ -289,6 +299,13 @@ impl MsmPlan {
             overflow_count = alias.take_u32(1);
             bump.0 = bump.0.max(alias.0);
         }
+        let (mut staged, mut bin_cursor) = (0, 0);
+        if let Some(bins_log) = binned {
+            let mut alias = Bump(after_entries);
+            staged = alias.take(general);
+            bin_cursor = alias.take_u32((windows as usize) << bins_log);
+            bump.0 = bump.0.max(alias.0);
+        }
         let layout = Layout {
             starts,
             cursor,
@@ -298,6 +315,8 @@ impl MsmPlan {
             padded,
             overflow,
             overflow_count,
+            staged,
+            bin_cursor,
             entries,
             item_keys,
             item_points,
@@ -322,6 +341,7 @@ impl MsmPlan {
             sets,
             scatter_windows,
             padded: padded_sort,
+            binned,
             n_keys,
             ones_key,
             entries_max,
@@ -462,7 +482,7 @@ impl MsmPlan {
                 counts: starts,
                 // Only launches after the first read the list: with one scatter
                 // launch the histogram does not write it (null).
-                digit_list: if self.scatter_windows < self.windows { digit_list } else { 0 },
+                digit_list: if self.scatter_windows < self.windows || self.binned.is_some() { digit_list } else { 0 },
                 digit_count,
             })?;
             scan(&l.starts, &mut f)?;
@@ -471,15 +491,49 @@ impl MsmPlan {
                 dst: cursor,
                 len,
             })?;
-            for begin in (0..self.windows).step_by(self.scatter_windows as usize) {
-                f(Step::Scatter {
-                    digits,
-                    cursor,
-                    entries: at(l.entries),
-                    digit_list,
-                    digit_count,
-                    rounds: (begin, (begin + self.scatter_windows).min(self.windows)),
+            if let Some(bins_log) = self.binned {
+                let bin_cursor = at(l.bin_cursor);
+                f(Step::ZeroU32 {
+                    dst: bin_cursor,
+                    len: (self.windows as usize) << bins_log,
                 })?;
+                let staged = at(l.staged);
+                for round in 0..self.windows {
+                    f(Step::Bin {
+                        digits,
+                        starts,
+                        cursor,
+                        bin_cursor: bin_cursor + ((4 * round as u64) << bins_log),
+                        staged,
+                        entries: at(l.entries),
+                        digit_list,
+                        digit_count,
+                        round,
+                        bins_log,
+                        tiles: self.n.div_ceil(BIN_TILE),
+                    })?;
+                    f(Step::Refine {
+                        staged,
+                        starts,
+                        cursor,
+                        entries: at(l.entries),
+                        c: self.c,
+                        round,
+                        bins_log,
+                        tiles: self.general.div_ceil(BIN_TILE),
+                    })?;
+                }
+            } else {
+                for begin in (0..self.windows).step_by(self.scatter_windows as usize) {
+                    f(Step::Scatter {
+                        digits,
+                        cursor,
+                        entries: at(l.entries),
+                        digit_list,
+                        digit_count,
+                        rounds: (begin, (begin + self.scatter_windows).min(self.windows)),
+                    })?;
+                }
             }
         }
 

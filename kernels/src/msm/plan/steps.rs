@@ -2,6 +2,7 @@
 //! their arguments), and the steps of an in-place scan.
 
 use super::*;
+use crate::msm::block::BLOCK as BIN_BLOCK;
 
 
 /// Where the inputs and the output of one MSM are (addresses).
@@ -111,6 +112,35 @@ pub enum Step {
         digit_count: u64,
         rounds: (u32, u32),
     },
+    /// Binned scatter, pass 1: window `round`'s entries into bins in
+    /// `staged`, the ones bucket's straight into `entries`.
+    Bin {
+        digits: DigitAddrs,
+        starts: u64,
+        cursor: u64,
+        /// This round's `2^bins_log` counters.
+        bin_cursor: u64,
+        staged: u64,
+        entries: u64,
+        digit_list: u64,
+        digit_count: u64,
+        round: u32,
+        bins_log: u32,
+        /// Blocks of `binned::TILE` scalars.
+        tiles: u32,
+    },
+    /// Binned scatter, pass 2: window `round`'s staged pairs into `entries`.
+    Refine {
+        staged: u64,
+        starts: u64,
+        cursor: u64,
+        entries: u64,
+        c: u32,
+        round: u32,
+        bins_log: u32,
+        /// Blocks of `binned::TILE` staged pairs.
+        tiles: u32,
+    },
     Accumulate0 {
         bases: u64,
         entries: u64,
@@ -177,10 +207,13 @@ pub enum Step {
 /// Kernel parameters as `u64` values, in declaration order; a `u32`
 /// parameter is the low half (little-endian hosts read it from the first
 /// four bytes).
-pub type Args = ([u64; 16], usize);
+pub type Args = ([u64; MAX_ARGS], usize);
+
+/// Most parameters of an MSM kernel (`msm_bin`'s).
+pub const MAX_ARGS: usize = 19;
 
 fn args(list: &[u64]) -> Args {
-    let mut a = [0u64; 16];
+    let mut a = [0u64; MAX_ARGS];
     a[..list.len()].copy_from_slice(list);
     (a, list.len())
 }
@@ -198,6 +231,8 @@ impl Step {
             Step::Histogram { .. } => "msm_histogram",
             Step::Scatter { .. } => "msm_scatter",
             Step::ScatterPadded { .. } => "msm_scatter_padded",
+            Step::Bin { .. } => "msm_bin",
+            Step::Refine { .. } => "msm_refine",
             Step::Compact { .. } => "msm_compact",
             Step::PlaceOverflow { .. } => "msm_place_overflow",
             Step::Accumulate0 { .. } => pick("msm_g1_accumulate0", "msm_g2_accumulate0"),
@@ -220,6 +255,7 @@ impl Step {
             Step::Scatter { digits, rounds, .. } if rounds.0 > 0 => digits.n.min(LISTED_THREADS),
             Step::Scatter { digits, .. } => digits.n,
             Step::ScatterPadded { digits, .. } => digits.n,
+            Step::Bin { tiles, .. } | Step::Refine { tiles, .. } => tiles * BIN_BLOCK,
             Step::Compact { slots, cap_log, .. } => (slots >> compact_group_log(cap_log)).min(COMPACT_THREADS),
             Step::PlaceOverflow { .. } => OVERFLOW_THREADS,
             Step::Accumulate0 { threads, .. } | Step::Accumulate { threads, .. } => threads,
@@ -227,6 +263,14 @@ impl Step {
             Step::Merge { level, .. } => level.outputs,
             Step::Windows { windows, .. } => windows,
             Step::Finish { .. } => 1,
+        }
+    }
+
+    /// Threads per block of the kernel's launch.
+    pub fn block(&self) -> u32 {
+        match self {
+            Step::Bin { .. } | Step::Refine { .. } => BIN_BLOCK,
+            _ => MSM_BLOCK,
         }
     }
 
@@ -280,6 +324,34 @@ impl Step {
                 a.0[15] = rounds.1 as u64;
                 (a.0, 16)
             }
+            Step::Bin {
+                digits,
+                starts,
+                cursor,
+                bin_cursor,
+                staged,
+                entries,
+                digit_list,
+                digit_count,
+                round,
+                bins_log,
+                tiles,
+            } => {
+                let mut a = args(&d(digits));
+                let rest = [*starts, *cursor, *bin_cursor, *staged, *entries, *digit_list, *digit_count, (*round | *bins_log << 16) as u64, *tiles as u64];
+                a.0[10..19].copy_from_slice(&rest);
+                (a.0, 19)
+            }
+            Step::Refine {
+                staged,
+                starts,
+                cursor,
+                entries,
+                c,
+                round,
+                bins_log,
+                tiles,
+            } => args(&[*staged, *starts, *cursor, *entries, *c as u64, *round as u64, *bins_log as u64, *tiles as u64]),
             Step::ScatterPadded {
                 digits,
                 counts,

@@ -1,0 +1,300 @@
+//! The binned scatter: the counted sort's scatter in two passes per window
+//! that take one global atomic per block and bucket instead of one per
+//! entry (windows without tables only).
+//!
+//! The direct scatter ([`super::sort::scatter`]) writes every entry through
+//! its bucket's cursor: one returning global atomic and one 4-byte write to
+//! a random place per entry, which is what bounds it. Here a window's
+//! `2^(c−1)` buckets are grouped into `2^bins_log` *bins* of consecutive
+//! keys, and
+//!
+//! 1. [`bin`]: each block takes a tile of [`TILE`] scalars, counts its
+//!    entries per bin in shared memory (each entry's count before it is its
+//!    rank), reserves one range per bin with one global atomic, and writes
+//!    its `(key, entry)` pairs there: a bin's pairs end up next to each
+//!    other in a staging array laid out like the window's final entries
+//!    (bin `b` where its buckets' entries will be). The ones bucket's
+//!    entries (round 0) go straight to their bucket, warp-aggregated.
+//! 2. [`refine`]: each block takes a tile of [`TILE`] staged pairs, whose
+//!    keys lie in a few consecutive bins, counts them per key in shared
+//!    memory, reserves one range per key with one global atomic on its
+//!    cursor, and writes the entries there. A tile whose keys span more
+//!    than [`SHARED_WORDS`] keys (sparse bins) writes each entry through its
+//!    cursor, as the direct scatter does.
+//!
+//! Order inside a bucket is arbitrary, as with the direct scatter.
+
+use super::block::{block_ids, sync, threads, PerThread, Shared, BLOCK, SHARED_WORDS};
+use super::digits::{classify, ones_key, read, window_key, DigitArgs};
+use super::warp::{aggregated_increment, atomic_add};
+use super::NO_KEY;
+use crate::ff::limbs::unrolled_for;
+use crate::ff::Fr;
+
+/// Entries (pass 1: scalars) each thread of a block takes per tile.
+pub const ITEMS: u32 = 8;
+const _: () = assert!(ITEMS as usize <= crate::ff::limbs::MAX_UNROLLED_LIMBS);
+/// Scalars a thread of pass 1 reads before it waits on the first.
+const READ_GROUP: u32 = 4;
+const _: () = assert!(ITEMS % READ_GROUP == 0);
+/// Scalars or staged pairs per block.
+pub const TILE: u32 = BLOCK * ITEMS;
+/// Most bins per window: pass 1 keeps a count and a base per bin in shared
+/// memory.
+pub const MAX_BINS_LOG: u32 = 11;
+const _: () = assert!(2 << MAX_BINS_LOG <= SHARED_WORDS);
+
+/// One entry a thread holds across the barriers.
+#[derive(Clone, Copy)]
+struct Item {
+    key: u32,
+    entry: u32,
+    /// Its place among the block's entries of the same bin (pass 1) or key
+    /// (pass 2).
+    rank: u32,
+}
+
+const NONE: Item = Item { key: NO_KEY, entry: 0, rank: 0 };
+
+/// The keys of window `round` start here (no tables: window `w` is set `w`).
+#[inline(always)]
+fn first_key(c: u32, round: u32) -> u32 {
+    round << (c - 1)
+}
+
+/// Pass 1 for window `round`: every entry of the window's digits as a
+/// `key << 32 | entry` pair into `staged`, bins in key order; the ones
+/// bucket's entries (round 0) into `entries` through `cursor`.
+///
+/// `tiles` blocks of [`BLOCK`] threads; round 0 reads scalar `k` for `k <
+/// n`, later rounds the listed scalar `digit_list[k]` for `k <
+/// *digit_count`.
+///
+/// # Safety
+/// `a.sets == a.windows` (no tables); `starts` the scanned bucket starts,
+/// `cursor` their copy, `bin_cursor` `2^bins_log` zeroed counters for this
+/// round, `staged` room for the window's entries, `bins_log ≤ c − 1` and
+/// `≤ MAX_BINS_LOG`; the list as [`super::sort::histogram`] wrote it;
+/// `tiles · TILE` covers the scalars read.
+#[inline(always)]
+pub unsafe fn bin(
+    a: &DigitArgs,
+    round: u32,
+    bins_log: u32,
+    tiles: u32,
+    starts: *const u32,
+    cursor: *mut u32,
+    bin_cursor: *mut u32,
+    staged: *mut u64,
+    entries: *mut u32,
+    digit_list: *const u32,
+    digit_count: *const u32,
+) {
+    let listed = if round == 0 { a.n } else { *digit_count };
+    // A list of every scalar (all have digits, as in an H query's MSM) is
+    // some order of 0..n: read the scalars in place, not through it.
+    let in_place = listed == a.n;
+    let first = first_key(a.c, round);
+    let fine_log = a.c - 1 - bins_log;
+    let bins = 1u32 << bins_log;
+    let ones = ones_key(a.c, a.sets);
+    let round_start = *starts.add(first as usize);
+    #[cfg(target_arch = "nvptx64")]
+    let shared = Shared::block();
+    #[cfg(not(target_arch = "nvptx64"))]
+    let mut host_shared = [0u32; SHARED_WORDS as usize];
+    #[cfg(not(target_arch = "nvptx64"))]
+    let shared = Shared::host(&mut host_shared);
+
+    for blk in block_ids(tiles) {
+        let tile = blk * TILE;
+        // Block-uniform: no thread of a block past the list reaches a barrier.
+        if tile >= listed {
+            continue;
+        }
+        for tid in threads() {
+            for b in (tid..bins).step_by(BLOCK as usize) {
+                shared.store(b, 0);
+            }
+        }
+        sync();
+        let mut items = PerThread::new([NONE; ITEMS as usize]);
+        for tid in threads() {
+            let mine = items.of(tid);
+            // Unrolled: a dynamic index would put the items in local memory.
+            // The scalars are read a group at a time, every read issued
+            // before the first is waited on; the shared-memory atomics come
+            // after all of them (an atomic orders the reads around it).
+            unrolled_for!(g in 0..(ITEMS / READ_GROUP) as usize => {
+                let mut index = [usize::MAX; READ_GROUP as usize];
+                unrolled_for!(q in 0..READ_GROUP as usize => {
+                    let k = tile + (g * READ_GROUP as usize + q) as u32 * BLOCK + tid;
+                    if k < listed {
+                        index[q] = if in_place { k as usize } else { *digit_list.add(k as usize) as usize };
+                    }
+                });
+                let mut mont = [Fr::ZERO; READ_GROUP as usize];
+                unrolled_for!(q in 0..READ_GROUP as usize => {
+                    if index[q] != usize::MAX {
+                        mont[q] = read(a, index[q]);
+                    }
+                });
+                unrolled_for!(q in 0..READ_GROUP as usize => {
+                    let (key, entry) = if index[q] == usize::MAX {
+                        (NO_KEY, 0)
+                    } else {
+                        let (base, limbs, kind) = classify(a, index[q], mont[q]);
+                        window_key(kind, &limbs, round, base, a.c, ones)
+                    };
+                    let item = &mut mine[g * READ_GROUP as usize + q];
+                    item.key = key;
+                    item.entry = entry;
+                });
+            });
+            unrolled_for!(j in 0..ITEMS as usize => {
+                let item = &mut mine[j];
+                // Round-uniform, so every lane of the warp calls it.
+                if round == 0 {
+                    let one = if item.key == ones { ones } else { NO_KEY };
+                    let slot = aggregated_increment(cursor, one);
+                    if one != NO_KEY {
+                        *entries.add(slot as usize) = item.entry;
+                        item.key = NO_KEY;
+                    }
+                }
+                if item.key != NO_KEY {
+                    item.rank = shared.fetch_add((item.key - first) >> fine_log, 1);
+                }
+            });
+        }
+        sync();
+        // Counts become the bins' places in the staging array: the bin's
+        // place in the window (from the bucket starts) plus what blocks
+        // before this one reserved.
+        for tid in threads() {
+            for b in (tid..bins).step_by(BLOCK as usize) {
+                let count = shared.load(b);
+                if count != 0 {
+                    let reserved = atomic_add(bin_cursor.add(b as usize), count);
+                    let bin_start = *starts.add((first + (b << fine_log)) as usize) - round_start;
+                    shared.store(bins + b, bin_start + reserved);
+                }
+            }
+        }
+        sync();
+        for tid in threads() {
+            let mine = items.of(tid);
+            unrolled_for!(j in 0..ITEMS as usize => {
+                let item = mine[j];
+                if item.key != NO_KEY {
+                    let at = shared.load(bins + ((item.key - first) >> fine_log)) + item.rank;
+                    *staged.add(at as usize) = (item.key as u64) << 32 | item.entry as u64;
+                }
+            });
+        }
+    }
+}
+
+/// Pass 2 for window `round`: the staged pairs' entries into `entries`
+/// through `cursor`. `tiles` blocks of [`BLOCK`] threads.
+///
+/// # Safety
+/// [`bin`] has run for this round with the same `starts`, `c` and
+/// `bins_log`; `cursor` as it left them; `tiles · TILE` covers the window's
+/// entries.
+#[inline(always)]
+pub unsafe fn refine(
+    staged: *const u64,
+    starts: *const u32,
+    cursor: *mut u32,
+    entries: *mut u32,
+    c: u32,
+    round: u32,
+    bins_log: u32,
+    tiles: u32,
+) {
+    let first = first_key(c, round);
+    let fine_log = c - 1 - bins_log;
+    let round_start = *starts.add(first as usize);
+    let count = *starts.add((first + (1 << (c - 1))) as usize) - round_start;
+    #[cfg(target_arch = "nvptx64")]
+    let shared = Shared::block();
+    #[cfg(not(target_arch = "nvptx64"))]
+    let mut host_shared = [0u32; SHARED_WORDS as usize];
+    #[cfg(not(target_arch = "nvptx64"))]
+    let shared = Shared::host(&mut host_shared);
+
+    for blk in block_ids(tiles) {
+        let tile = blk * TILE;
+        if tile >= count {
+            continue;
+        }
+        // The tile's keys lie in the bins of its first and last pair and
+        // those between (pairs are in bin order): keys `low .. low + span`
+        // relative to the window.
+        let key_of = |k: u32| (*staged.add(k as usize) >> 32) as u32 - first;
+        let low = key_of(tile) >> fine_log << fine_log;
+        let end = ((key_of(count.min(tile + TILE) - 1) >> fine_log) + 1) << fine_log;
+        let span = end - low;
+        // Block-uniform.
+        let local = span <= SHARED_WORDS;
+        if local {
+            for tid in threads() {
+                for k in (tid..span).step_by(BLOCK as usize) {
+                    shared.store(k, 0);
+                }
+            }
+        }
+        sync();
+        let mut items = PerThread::new([NONE; ITEMS as usize]);
+        for tid in threads() {
+            let mine = items.of(tid);
+            unrolled_for!(j in 0..ITEMS as usize => {
+                let item = &mut mine[j];
+                let k = tile + j as u32 * BLOCK + tid;
+                let (key, entry) = if k < count {
+                    let pair = *staged.add(k as usize);
+                    ((pair >> 32) as u32, pair as u32)
+                } else {
+                    (NO_KEY, 0)
+                };
+                if local {
+                    if key != NO_KEY {
+                        item.rank = shared.fetch_add(key - first - low, 1);
+                        item.key = key;
+                        item.entry = entry;
+                    }
+                } else {
+                    // Block-uniform branch: every lane of the warp calls it.
+                    let slot = aggregated_increment(cursor, key);
+                    if key != NO_KEY {
+                        *entries.add(slot as usize) = entry;
+                    }
+                }
+            });
+        }
+        sync();
+        if local {
+            // Counts become each key's place: one atomic per key the tile has.
+            for tid in threads() {
+                for k in (tid..span).step_by(BLOCK as usize) {
+                    let n = shared.load(k);
+                    if n != 0 {
+                        shared.store(k, atomic_add(cursor.add((first + low + k) as usize), n));
+                    }
+                }
+            }
+        }
+        sync();
+        for tid in threads() {
+            let mine = items.of(tid);
+            unrolled_for!(j in 0..ITEMS as usize => {
+                let item = mine[j];
+                if item.key != NO_KEY {
+                    let at = shared.load(item.key - first - low) + item.rank;
+                    *entries.add(at as usize) = item.entry;
+                }
+            });
+        }
+    }
+}

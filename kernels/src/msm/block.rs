@@ -1,0 +1,206 @@
+//! Thread blocks that cooperate through shared memory (the binned sort,
+//! [`super::binned`]), runnable sequentially on the host.
+//!
+//! The schedule is that of [`crate::ntt::block`]: a kernel is phases
+//! separated by [`sync`], each phase a loop over [`threads`]. On the GPU
+//! the loop runs once, for the calling thread; on the host it runs every
+//! thread of the block one after the other. Values a thread keeps from one
+//! phase to the next live in a [`PerThread`], which is the thread's own
+//! registers on the GPU and one slot per thread on the host.
+//!
+//! Shared memory is one `u32` array ([`Shared`], [`SHARED_WORDS`] words),
+//! declared at PTX module scope like the NTT's tile.
+
+/// Threads per block of the binned sort's kernels.
+pub const BLOCK: u32 = 512;
+/// Words of the block's shared array.
+pub const SHARED_WORDS: u32 = 4096;
+
+#[cfg(target_arch = "nvptx64")]
+core::arch::global_asm!(
+    ".shared .align 16 .b8 cuzk_msm_shared[{bytes}];",
+    bytes = const SHARED_WORDS as usize * 4,
+);
+
+/// The block indices below `count` the caller works on: on the GPU its own
+/// block (if below `count`), on the host every block, last first (GPU
+/// blocks run in any order; nothing may depend on theirs).
+#[inline(always)]
+pub fn block_ids(count: u32) -> impl Iterator<Item = u32> {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        // SAFETY: reading a special register.
+        let b = unsafe { core::arch::nvptx::_block_idx_x() } as u32;
+        (b < count).then_some(b).into_iter()
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        (0..count).rev()
+    }
+}
+
+/// The thread indices (within the block) of one phase.
+#[inline(always)]
+pub fn threads() -> impl Iterator<Item = u32> {
+    #[cfg(target_arch = "nvptx64")]
+    {
+        // SAFETY: reading a special register.
+        let t = unsafe { core::arch::nvptx::_thread_idx_x() } as u32;
+        t..t + 1
+    }
+    #[cfg(not(target_arch = "nvptx64"))]
+    {
+        0..BLOCK
+    }
+}
+
+/// Block-wide barrier (and shared/global memory fence for the block).
+#[inline(always)]
+pub fn sync() {
+    #[cfg(target_arch = "nvptx64")]
+    // SAFETY: every thread of the block reaches each barrier the same number
+    // of times: barriers sit outside all per-thread loops, and a block
+    // leaves its loop only on block-uniform conditions.
+    unsafe {
+        core::arch::nvptx::_syncthreads()
+    }
+}
+
+/// A value per thread that outlives a barrier: the calling thread's own on
+/// the GPU, one per thread of the block on the host.
+pub struct PerThread<T: Copy> {
+    #[cfg(target_arch = "nvptx64")]
+    value: T,
+    #[cfg(not(target_arch = "nvptx64"))]
+    values: [T; BLOCK as usize],
+}
+
+impl<T: Copy> PerThread<T> {
+    #[inline(always)]
+    pub fn new(init: T) -> Self {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            PerThread { value: init }
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            PerThread { values: [init; BLOCK as usize] }
+        }
+    }
+
+    /// Thread `tid`'s value (on the GPU, `tid` is the caller's own).
+    #[inline(always)]
+    pub fn of(&mut self, tid: u32) -> &mut T {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let _ = tid;
+            &mut self.value
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            &mut self.values[tid as usize]
+        }
+    }
+}
+
+/// The block's shared `u32` array.
+#[derive(Clone, Copy)]
+pub struct Shared {
+    #[cfg(target_arch = "nvptx64")]
+    base: u32,
+    #[cfg(not(target_arch = "nvptx64"))]
+    words: *mut u32,
+}
+
+impl Shared {
+    /// The block's shared array.
+    #[cfg(target_arch = "nvptx64")]
+    #[inline(always)]
+    pub fn block() -> Self {
+        let base: u32;
+        // SAFETY: takes the shared-window address of the module's array.
+        unsafe {
+            core::arch::asm!(
+                "mov.u32 {b}, cuzk_msm_shared;",
+                b = out(reg32) base,
+                options(pure, nomem, nostack, preserves_flags)
+            )
+        };
+        Shared { base }
+    }
+
+    /// A host array standing in for it.
+    #[cfg(not(target_arch = "nvptx64"))]
+    #[inline(always)]
+    pub fn host(buf: &mut [u32; SHARED_WORDS as usize]) -> Self {
+        Shared { words: buf.as_mut_ptr() }
+    }
+
+    /// # Safety
+    /// `i < SHARED_WORDS`.
+    #[inline(always)]
+    pub unsafe fn load(self, i: u32) -> u32 {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let v: u32;
+            core::arch::asm!(
+                "ld.shared.u32 {v}, [{a}];",
+                a = in(reg32) self.base + 4 * i,
+                v = out(reg32) v,
+                options(readonly, nostack, preserves_flags)
+            );
+            v
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            self.words.add(i as usize).read()
+        }
+    }
+
+    /// # Safety
+    /// `i < SHARED_WORDS`.
+    #[inline(always)]
+    pub unsafe fn store(self, i: u32, v: u32) {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            core::arch::asm!(
+                "st.shared.u32 [{a}], {v};",
+                a = in(reg32) self.base + 4 * i,
+                v = in(reg32) v,
+                options(nostack, preserves_flags)
+            );
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            self.words.add(i as usize).write(v)
+        }
+    }
+
+    /// Adds `v` to word `i` atomically (block scope), returning the old
+    /// value.
+    ///
+    /// # Safety
+    /// `i < SHARED_WORDS`.
+    #[inline(always)]
+    pub unsafe fn fetch_add(self, i: u32, v: u32) -> u32 {
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let old: u32;
+            core::arch::asm!(
+                "atom.shared.add.u32 {o}, [{a}], {v};",
+                a = in(reg32) self.base + 4 * i,
+                v = in(reg32) v,
+                o = out(reg32) old,
+                options(nostack, preserves_flags)
+            );
+            old
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            let p = self.words.add(i as usize);
+            let old = p.read();
+            p.write(old.wrapping_add(v));
+            old
+        }
+    }
+}

@@ -1,0 +1,222 @@
+//! The binned scatter (`msm::binned`) on the host: the buckets it sorts
+//! hold exactly the counted sort's entries, over tile edges, bin counts,
+//! hot and sparse bins (the per-entry fallback of `refine`), witnesses and
+//! densities; and whole MSMs through it against blstrs.
+
+mod common;
+
+use blstrs::Scalar;
+use common::curves::{G1, G2};
+use common::msm_host::*;
+use common::seeded_rng;
+use cuzk_kernels::msm::binned::{MAX_BINS_LOG, TILE};
+use cuzk_kernels::msm::digits::{digit_at, num_windows, SignedDigits};
+use cuzk_kernels::msm::plan::{Curve, MsmConfig, MsmIo, MsmPlan, Sort, Step};
+use ff::Field;
+use rand::Rng;
+use rand_chacha::ChaCha8Rng;
+
+/// Runs `config`'s sort on the host and returns every bucket's entries,
+/// sorted within the bucket (order inside a bucket is free), and the
+/// bucket starts.
+fn sorted_buckets(scalars: &[Scalar], density: Option<&[u64]>, selected: usize, general: Option<usize>, config: &MsmConfig) -> (Vec<u32>, Vec<u32>) {
+    let plan = MsmPlan::for_witness(scalars.len(), selected, general, Curve::G1, config).expect("plan");
+    let mut arena = vec![0xa5a5_a5a5_a5a5_a5a5u64; plan.scratch_words()];
+    let scalar_limbs = limbs(scalars);
+    let io = MsmIo {
+        bases: 0,
+        n_bases: selected as u32,
+        base_offset: 0,
+        scalars: scalar_limbs.as_ptr() as u64,
+        density: density.map_or(0, |d| d.as_ptr() as u64),
+        out: 0,
+    };
+    let mut sorting = true;
+    plan.steps::<()>(&io, arena.as_mut_ptr() as u64, |step| {
+        if matches!(step, Step::Accumulate0 { .. } | Step::Accumulate0Affine { .. }) {
+            sorting = false;
+        }
+        if sorting {
+            // SAFETY: the plan sizes every buffer; the sort reads no bases.
+            unsafe { exec(Curve::G1, step) };
+        }
+        Ok(())
+    })
+    .unwrap();
+    let (at, len) = plan.layout.starts.levels[0];
+    let words = arena.as_ptr() as *const u32;
+    // SAFETY: the scanned starts and the entries lie in the arena.
+    let starts = unsafe { std::slice::from_raw_parts(words.add(2 * at), len as usize) }.to_vec();
+    let total = starts[plan.n_keys as usize] as usize;
+    let mut entries = unsafe { std::slice::from_raw_parts(words.add(2 * plan.layout.entries), total) }.to_vec();
+    for k in 0..plan.n_keys as usize {
+        entries[starts[k] as usize..starts[k + 1] as usize].sort_unstable();
+    }
+    (starts, entries)
+}
+
+fn binned(c: u32, bins_log: u32) -> MsmConfig {
+    MsmConfig { window_bits: c, sort: Sort::Binned { bins_log }, ..MsmConfig::default() }
+}
+
+fn counted(c: u32) -> MsmConfig {
+    MsmConfig { window_bits: c, sort: Sort::Counted, ..MsmConfig::default() }
+}
+
+fn same_buckets(what: &str, seed: u64, s: &[Scalar], density: Option<&[u64]>, selected: usize, general: Option<usize>, c: u32, bins_log: u32) {
+    let want = sorted_buckets(s, density, selected, general, &counted(c));
+    let got = sorted_buckets(s, density, selected, general, &binned(c, bins_log));
+    assert!(want.0 == got.0, "{what}: n = {}, c = {c}, bins_log {bins_log}: bucket starts differ (seed {seed})", s.len());
+    assert!(want.1 == got.1, "{what}: n = {}, c = {c}, bins_log {bins_log}: bucket entries differ (seed {seed})", s.len());
+}
+
+fn random_bins_log(rng: &mut ChaCha8Rng, c: u32) -> u32 {
+    // 0 is the default; 1 ..= min(c − 1, 11) explicit.
+    rng.gen_range(0..=(c - 1).min(MAX_BINS_LOG))
+}
+
+fn witness(rng: &mut ChaCha8Rng, n: usize, general: f64) -> Vec<Scalar> {
+    let mut s = scalars(rng, n);
+    for v in s.iter_mut() {
+        if !rng.gen_bool(general) {
+            *v = if rng.gen_bool(0.5) { Scalar::ZERO } else { Scalar::ONE };
+        }
+    }
+    s
+}
+
+/// `digit_at` gives every window's digit as the window walk does: random
+/// and edge scalars, and scalars whose windows are exactly 2^(c−1) for a
+/// stretch (the carry passes through them) at every window size.
+#[test]
+fn a_windows_digit_read_directly_equals_the_walks() {
+    let (mut rng, seed) = seeded_rng("a_windows_digit_read_directly_equals_the_walks");
+    let mut inputs: Vec<[u64; 4]> = scalars(&mut rng, 3000).iter().map(canonical).collect();
+    for c in 1..=22u32 {
+        for _ in 0..40 {
+            // Windows `lo..hi` set to exactly 2^(c−1), a random rest below
+            // 2^254 (so the top window keeps its spare bit).
+            let mut s = canonical(&Scalar::random(&mut rng));
+            s[3] &= (1 << 62) - 1;
+            let w = num_windows(c);
+            let lo = rng.gen_range(0..w);
+            let hi = rng.gen_range(lo..=w);
+            for j in lo..hi {
+                for b in 0..c {
+                    let bit = c * j + b;
+                    if bit < 254 {
+                        let one = b == c - 1;
+                        let (l, m) = ((bit / 64) as usize, 1u64 << (bit % 64));
+                        s[l] = if one { s[l] | m } else { s[l] & !m };
+                    }
+                }
+            }
+            inputs.push(s);
+        }
+    }
+    for c in 1..=22u32 {
+        for s in &inputs {
+            let mut walk = SignedDigits::new(*s, c);
+            for w in 0..num_windows(c) {
+                let want = walk.next_digit();
+                assert_eq!(digit_at(s, c, w), want, "c = {c}, window {w}, scalar {s:x?} (seed {seed})");
+            }
+        }
+    }
+}
+
+#[test]
+fn binned_buckets_equal_the_counted_sorts_across_tiles_and_bins() {
+    let (mut rng, seed) = seeded_rng("binned_buckets_equal_the_counted_sorts_across_tiles_and_bins");
+    let t = TILE as usize;
+    for n in [0, 1, 2, 100, t - 1, t, t + 1, 2 * t + 17, 5 * t] {
+        let s = scalars(&mut rng, n);
+        for c in [1, 2, 3, 6, 9, 12, 16, 20] {
+            let bins_log = random_bins_log(&mut rng, c);
+            same_buckets("random", seed, &s, None, n, None, c, bins_log);
+        }
+    }
+    // Every bin count at one size.
+    let s = scalars(&mut rng, 3 * t + 5);
+    for bins_log in 1..=11 {
+        same_buckets("bins", seed, &s, None, s.len(), None, 12, bins_log);
+    }
+}
+
+#[test]
+fn binned_buckets_handle_hot_and_sparse_bins() {
+    let (mut rng, seed) = seeded_rng("binned_buckets_handle_hot_and_sparse_bins");
+    let n = 3 * TILE as usize + 100;
+    // One bucket per window takes every entry: a tile's keys are one key.
+    let v = Scalar::random(&mut rng);
+    let same = vec![v; n];
+    for c in [4, 13, 16] {
+        same_buckets("all equal", seed, &same, None, n, None, c, 0);
+    }
+    // Small scalars: high windows empty, window 0's low bins hot.
+    let small: Vec<Scalar> = (0..n).map(|_| Scalar::from(rng.gen_range(2u64..600))).collect();
+    same_buckets("small", seed, &small, None, n, None, 14, 6);
+    // Bins wider than shared memory's keys: every tile spans more than it
+    // holds, so refine writes entry by entry (c = 16, 2 bins of 2^14 keys),
+    // or some tiles do (2^4 bins of 2^11 keys).
+    let s = scalars(&mut rng, n);
+    same_buckets("wide bins", seed, &s, None, n, None, 16, 1);
+    same_buckets("some wide tiles", seed, &s, None, n, None, 16, 4);
+    // Few entries over many buckets: tiles span many sparse bins.
+    let few = scalars(&mut rng, 300);
+    same_buckets("sparse", seed, &few, None, 300, None, 20, 10);
+}
+
+#[test]
+fn binned_buckets_of_witnesses_and_densities() {
+    let (mut rng, seed) = seeded_rng("binned_buckets_of_witnesses_and_densities");
+    let n = 2 * TILE as usize + 333;
+    // Mostly zeros and ones: the ones go straight to their bucket in round 0.
+    let s = witness(&mut rng, n, 0.05);
+    let general = s.iter().filter(|v| !bool::from(v.is_zero()) && **v != Scalar::ONE).count();
+    for c in [3, 8, 11] {
+        same_buckets("witness", seed, &s, None, n, Some(general), c, random_bins_log(&mut rng, c));
+    }
+    // A density selecting about a third, bases offset by the prefix count.
+    let mut words = vec![0u64; n.div_ceil(64)];
+    let mut selected = 0;
+    for i in 0..n {
+        if rng.gen_bool(0.3) {
+            words[i / 64] |= 1 << (i % 64);
+            selected += 1;
+        }
+    }
+    let s = scalars(&mut rng, n);
+    for c in [5, 10] {
+        same_buckets("density", seed, &s, Some(&words), selected, None, c, random_bins_log(&mut rng, c));
+    }
+}
+
+#[test]
+fn msms_through_the_binned_sort_match_blstrs() {
+    let (mut rng, seed) = seeded_rng("msms_through_the_binned_sort_match_blstrs");
+    let b1 = bases::<G1>(&mut rng, 600);
+    for n in [0usize, 1, 2, 77, 600] {
+        let s = scalars(&mut rng, n);
+        for c in [1, 4, 9] {
+            let config = MsmConfig { chunk0: rng.gen_range(1..=8), chunk: 4, ..binned(c, random_bins_log(&mut rng, c)) };
+            check::<G1>("binned G1", seed, &b1[..n], &s, &config);
+        }
+    }
+    let b2 = bases::<G2>(&mut rng, 100);
+    let s = scalars(&mut rng, 100);
+    check::<G2>("binned G2", seed, &b2, &s, &MsmConfig { chunk0: 3, chunk: 4, ..binned(5, 2) });
+}
+
+#[test]
+fn binned_sort_plans_reject_tables_and_too_many_bins() {
+    let with_tables = MsmConfig { tables: 2, ..binned(8, 0) };
+    assert!(MsmPlan::new(1000, Curve::G1, &with_tables).is_err());
+    assert!(MsmPlan::new(1000, Curve::G1, &binned(8, 8)).is_err(), "more bins than a window's buckets");
+    assert!(MsmPlan::new(1000, Curve::G1, &binned(20, MAX_BINS_LOG + 1)).is_err());
+    let plan = MsmPlan::new(1000, Curve::G1, &binned(20, 0)).unwrap();
+    assert_eq!(plan.binned, Some(10));
+    assert_eq!(MsmPlan::new(1000, Curve::G1, &binned(4, 0)).unwrap().binned, Some(3));
+    // The staging array fits one window's entries of every scalar.
+    assert!(plan.layout.bin_cursor >= plan.layout.staged + 1000);
+}
