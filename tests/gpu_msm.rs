@@ -640,6 +640,29 @@ fn padded_sort() {
     check_g2(&gpu, "padded G2", &bases2, &host2, &s, &MsmConfig { sort: padded(2), ..MsmConfig::default() });
 }
 
+/// The binned scatter at small sizes (few enough launches for
+/// compute-sanitizer's memcheck, racecheck and synccheck): one and several
+/// tiles, one bin, a few and the most, a window's tiles entry by entry
+/// (c = 16, 2 bins), one hot bucket, a witness, against blst.
+#[test]
+fn binned_sort_small_sizes() {
+    let Some(gpu) = common::gpu_or_skip("binned_sort_small_sizes") else { return };
+    let mut rng = common::rng();
+    let host = random_bases::<G1Projective>(&mut rng, 9000);
+    let bases = GpuBases::upload_g1(&gpu, &host).unwrap();
+    let binned = |c, bins_log| MsmConfig { window_bits: c, sort: Sort::Binned { bins_log }, ..MsmConfig::default() };
+    for m in [1usize, 300, 4097, 9000] {
+        let s = random_scalars(&mut rng, m);
+        for (c, bins_log) in [(2, 0), (8, 3), (12, 11), (16, 1)] {
+            check_g1(&gpu, &format!("binned, c = {c}, 2^{bins_log} bins"), &bases, &host[..m], &s, &binned(c, bins_log));
+        }
+    }
+    let same = vec![Scalar::random(&mut rng); 9000];
+    check_g1(&gpu, "binned, one scalar everywhere", &bases, &host, &same, &binned(10, 0));
+    let s = mostly_zero_one(&mut rng, 9000);
+    check_g1(&gpu, "binned, 90% zero/one", &bases, &host, &s, &binned(10, 0));
+}
+
 /// The binned scatter (`Sort::Binned`): small and large sizes, bins from 2
 /// to 2^11 (2 at c = 16: every tile past shared memory's keys, entry by
 /// entry), one scalar everywhere (one hot bucket per window), all ones,

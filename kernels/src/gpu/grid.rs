@@ -1,5 +1,19 @@
 //! Mapping of element indices to threads.
 
+/// Block-wide barrier (and shared/global memory fence for the block); on
+/// the host, where a block's threads run one phase after another (see
+/// [`crate::ntt::block`]), nothing.
+#[inline(always)]
+pub fn sync() {
+    #[cfg(target_arch = "nvptx64")]
+    // SAFETY: every thread of the block reaches each barrier the same number
+    // of times: callers keep barriers outside all per-thread loops and
+    // leave a block's loop only on block-uniform conditions.
+    unsafe {
+        core::arch::nvptx::_syncthreads()
+    }
+}
+
 /// The element indices `i < n` owned by the calling thread.
 ///
 /// On the GPU this is a grid-stride loop, so any launch shape covers all `n`

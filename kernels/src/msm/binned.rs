@@ -99,12 +99,7 @@ pub unsafe fn bin(
     let bins = 1u32 << bins_log;
     let ones = ones_key(a.c, a.sets);
     let round_start = *starts.add(first as usize);
-    #[cfg(target_arch = "nvptx64")]
     let shared = Shared::block();
-    #[cfg(not(target_arch = "nvptx64"))]
-    let mut host_shared = [0u32; SHARED_WORDS as usize];
-    #[cfg(not(target_arch = "nvptx64"))]
-    let shared = Shared::host(&mut host_shared);
 
     for blk in block_ids(tiles) {
         let tile = blk * TILE;
@@ -217,12 +212,7 @@ pub unsafe fn refine(
     let fine_log = c - 1 - bins_log;
     let round_start = *starts.add(first as usize);
     let count = *starts.add((first + (1 << (c - 1))) as usize) - round_start;
-    #[cfg(target_arch = "nvptx64")]
     let shared = Shared::block();
-    #[cfg(not(target_arch = "nvptx64"))]
-    let mut host_shared = [0u32; SHARED_WORDS as usize];
-    #[cfg(not(target_arch = "nvptx64"))]
-    let shared = Shared::host(&mut host_shared);
 
     for blk in block_ids(tiles) {
         let tile = blk * TILE;

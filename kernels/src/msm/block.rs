@@ -54,17 +54,7 @@ pub fn threads() -> impl Iterator<Item = u32> {
     }
 }
 
-/// Block-wide barrier (and shared/global memory fence for the block).
-#[inline(always)]
-pub fn sync() {
-    #[cfg(target_arch = "nvptx64")]
-    // SAFETY: every thread of the block reaches each barrier the same number
-    // of times: barriers sit outside all per-thread loops, and a block
-    // leaves its loop only on block-uniform conditions.
-    unsafe {
-        core::arch::nvptx::_syncthreads()
-    }
-}
+pub use crate::gpu::grid::sync;
 
 /// A value per thread that outlives a barrier: the calling thread's own on
 /// the GPU, one per thread of the block on the host.
@@ -103,43 +93,41 @@ impl<T: Copy> PerThread<T> {
     }
 }
 
-/// The block's shared `u32` array.
-#[derive(Clone, Copy)]
+/// The block's shared `u32` array; on the host, an array of its own.
 pub struct Shared {
     #[cfg(target_arch = "nvptx64")]
     base: u32,
     #[cfg(not(target_arch = "nvptx64"))]
-    words: *mut u32,
+    words: core::cell::UnsafeCell<[u32; SHARED_WORDS as usize]>,
 }
 
 impl Shared {
     /// The block's shared array.
-    #[cfg(target_arch = "nvptx64")]
     #[inline(always)]
     pub fn block() -> Self {
-        let base: u32;
-        // SAFETY: takes the shared-window address of the module's array.
-        unsafe {
-            core::arch::asm!(
-                "mov.u32 {b}, cuzk_msm_shared;",
-                b = out(reg32) base,
-                options(pure, nomem, nostack, preserves_flags)
-            )
-        };
-        Shared { base }
-    }
-
-    /// A host array standing in for it.
-    #[cfg(not(target_arch = "nvptx64"))]
-    #[inline(always)]
-    pub fn host(buf: &mut [u32; SHARED_WORDS as usize]) -> Self {
-        Shared { words: buf.as_mut_ptr() }
+        #[cfg(target_arch = "nvptx64")]
+        {
+            let base: u32;
+            // SAFETY: takes the shared-window address of the module's array.
+            unsafe {
+                core::arch::asm!(
+                    "mov.u32 {b}, cuzk_msm_shared;",
+                    b = out(reg32) base,
+                    options(pure, nomem, nostack, preserves_flags)
+                )
+            };
+            Shared { base }
+        }
+        #[cfg(not(target_arch = "nvptx64"))]
+        {
+            Shared { words: core::cell::UnsafeCell::new([0; SHARED_WORDS as usize]) }
+        }
     }
 
     /// # Safety
     /// `i < SHARED_WORDS`.
     #[inline(always)]
-    pub unsafe fn load(self, i: u32) -> u32 {
+    pub unsafe fn load(&self, i: u32) -> u32 {
         #[cfg(target_arch = "nvptx64")]
         {
             let v: u32;
@@ -153,14 +141,14 @@ impl Shared {
         }
         #[cfg(not(target_arch = "nvptx64"))]
         {
-            self.words.add(i as usize).read()
+            (*self.words.get())[i as usize]
         }
     }
 
     /// # Safety
     /// `i < SHARED_WORDS`.
     #[inline(always)]
-    pub unsafe fn store(self, i: u32, v: u32) {
+    pub unsafe fn store(&self, i: u32, v: u32) {
         #[cfg(target_arch = "nvptx64")]
         {
             core::arch::asm!(
@@ -172,7 +160,7 @@ impl Shared {
         }
         #[cfg(not(target_arch = "nvptx64"))]
         {
-            self.words.add(i as usize).write(v)
+            (*self.words.get())[i as usize] = v
         }
     }
 
@@ -182,7 +170,7 @@ impl Shared {
     /// # Safety
     /// `i < SHARED_WORDS`.
     #[inline(always)]
-    pub unsafe fn fetch_add(self, i: u32, v: u32) -> u32 {
+    pub unsafe fn fetch_add(&self, i: u32, v: u32) -> u32 {
         #[cfg(target_arch = "nvptx64")]
         {
             let old: u32;
@@ -197,9 +185,9 @@ impl Shared {
         }
         #[cfg(not(target_arch = "nvptx64"))]
         {
-            let p = self.words.add(i as usize);
-            let old = p.read();
-            p.write(old.wrapping_add(v));
+            let w = &mut (*self.words.get())[i as usize];
+            let old = *w;
+            *w = old.wrapping_add(v);
             old
         }
     }

@@ -319,25 +319,8 @@ pub fn round_key(
     c: u32,
     ones: u32,
 ) -> (u32, u32) {
-    match kind {
-        Kind::Skip => (super::NO_KEY, 0),
-        Kind::One => {
-            if round == 0 {
-                (ones, base)
-            } else {
-                (super::NO_KEY, 0)
-            }
-        }
-        Kind::Digits => {
-            let (mag, neg) = digits.next_digit();
-            if mag == 0 {
-                (super::NO_KEY, 0)
-            } else {
-                let key = (walk.set << (c - 1)) + mag - 1;
-                (key, base.wrapping_add(walk.table_base) | if neg { super::NEG } else { 0 })
-            }
-        }
-    }
+    // A one's entry is in round 0, whose table is the first (offset 0).
+    key_of(kind, round, base.wrapping_add(walk.table_base), walk.set << (c - 1), ones, || digits.next_digit())
 }
 
 /// [`round_key`] of window `round` without tables (window `w` is bucket set
@@ -345,22 +328,21 @@ pub fn round_key(
 /// windows below.
 #[inline(always)]
 pub fn window_key(kind: Kind, limbs: &[u64; 4], round: u32, base: u32, c: u32, ones: u32) -> (u32, u32) {
+    key_of(kind, round, base, round << (c - 1), ones, || digit_at(limbs, c, round))
+}
+
+/// The key and entry for `kind`, a `Digits` scalar's digit from `digit`
+/// (called once, for those only) in the bucket set starting at `set_key`,
+/// its entry's base `base`.
+#[inline(always)]
+fn key_of(kind: Kind, round: u32, base: u32, set_key: u32, ones: u32, digit: impl FnOnce() -> (u32, bool)) -> (u32, u32) {
     match kind {
         Kind::Skip => (super::NO_KEY, 0),
-        Kind::One => {
-            if round == 0 {
-                (ones, base)
-            } else {
-                (super::NO_KEY, 0)
-            }
-        }
-        Kind::Digits => {
-            let (mag, neg) = digit_at(limbs, c, round);
-            if mag == 0 {
-                (super::NO_KEY, 0)
-            } else {
-                ((round << (c - 1)) + mag - 1, base | if neg { super::NEG } else { 0 })
-            }
-        }
+        Kind::One if round == 0 => (ones, base),
+        Kind::One => (super::NO_KEY, 0),
+        Kind::Digits => match digit() {
+            (0, _) => (super::NO_KEY, 0),
+            (mag, neg) => (set_key + mag - 1, base | if neg { super::NEG } else { 0 }),
+        },
     }
 }

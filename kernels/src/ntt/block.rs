@@ -95,16 +95,7 @@ pub fn threads() -> impl Iterator<Item = u32> {
     }
 }
 
-/// Block-wide barrier (and shared/global memory fence for the block).
-#[inline(always)]
-pub fn sync() {
-    #[cfg(target_arch = "nvptx64")]
-    // SAFETY: every thread of the block reaches each barrier the same number
-    // of times: barriers sit outside all per-thread loops.
-    unsafe {
-        core::arch::nvptx::_syncthreads()
-    }
-}
+pub use crate::gpu::grid::sync;
 
 /// The block's tile of `TILE` field elements, lazily reduced (the stages
 /// add and multiply without full reductions; a pass reduces when it
