@@ -24,7 +24,7 @@
 //!
 //! Order inside a bucket is arbitrary, as with the direct scatter.
 
-use super::block::{block_ids, sync, threads, PerThread, Shared, BLOCK, SHARED_WORDS};
+use super::block::{block_ids, share, sync, threads, PerThread, Shared, BLOCK, SHARED_WORDS};
 use super::digits::{classify, ones_key, read, window_key, DigitArgs};
 use super::warp::{aggregated_increment, atomic_add};
 use super::NO_KEY;
@@ -108,7 +108,7 @@ pub unsafe fn bin(
             continue;
         }
         for tid in threads() {
-            for b in (tid..bins).step_by(BLOCK as usize) {
+            for b in share(tid, bins) {
                 shared.store(b, 0);
             }
         }
@@ -167,7 +167,7 @@ pub unsafe fn bin(
         // place in the window (from the bucket starts) plus what blocks
         // before this one reserved.
         for tid in threads() {
-            for b in (tid..bins).step_by(BLOCK as usize) {
+            for b in share(tid, bins) {
                 let count = shared.load(b);
                 if count != 0 {
                     let reserved = atomic_add(bin_cursor.add(b as usize), count);
@@ -230,7 +230,7 @@ pub unsafe fn refine(
         let local = span <= SHARED_WORDS;
         if local {
             for tid in threads() {
-                for k in (tid..span).step_by(BLOCK as usize) {
+                for k in share(tid, span) {
                     shared.store(k, 0);
                 }
             }
@@ -267,7 +267,7 @@ pub unsafe fn refine(
         if local {
             // Counts become each key's place: one atomic per key the tile has.
             for tid in threads() {
-                for k in (tid..span).step_by(BLOCK as usize) {
+                for k in share(tid, span) {
                     let n = shared.load(k);
                     if n != 0 {
                         shared.store(k, atomic_add(cursor.add((first + low + k) as usize), n));

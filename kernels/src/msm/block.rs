@@ -56,6 +56,13 @@ pub fn threads() -> impl Iterator<Item = u32> {
 
 pub use crate::gpu::grid::sync;
 
+/// Thread `tid`'s share of a block-wide pass over `len` shared words (or
+/// anything else indexed alike): `tid`, `tid + BLOCK`, …
+#[inline(always)]
+pub fn share(tid: u32, len: u32) -> core::iter::StepBy<core::ops::Range<u32>> {
+    (tid..len).step_by(BLOCK as usize)
+}
+
 /// A value per thread that outlives a barrier: the calling thread's own on
 /// the GPU, one per thread of the block on the host.
 pub struct PerThread<T: Copy> {
