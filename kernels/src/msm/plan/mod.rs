@@ -480,7 +480,8 @@ impl MsmPlan {
             f(Step::Histogram {
                 digits,
                 counts: starts,
-                // Only launches after the first read the list: with one scatter
+                // Only scatter launches after the first, and the binned
+                // scatter's later windows, read the list: with one scatter
                 // launch the histogram does not write it (null).
                 digit_list: if self.scatter_windows < self.windows || self.binned.is_some() { digit_list } else { 0 },
                 digit_count,
