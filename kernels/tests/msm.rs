@@ -532,7 +532,7 @@ fn scatter_launches_cover_every_window_once() {
     let io = MsmIo { bases: 0, n_bases: 1000, base_offset: 0, scalars: 0, density: 0, out: 0 };
     for c in 1..=MAX_WINDOW_BITS {
         for scatter_windows in [0, 1, 2, 5] {
-            let config = MsmConfig { window_bits: c, scatter_windows, ..MsmConfig::default() };
+            let config = MsmConfig { window_bits: c, scatter_windows, sort: Sort::Counted, ..MsmConfig::default() };
             let plan = MsmPlan::new(1000, Curve::G1, &config).unwrap();
             let mut rounds = Vec::new();
             plan.steps::<()>(&io, 0, |step| {

@@ -220,3 +220,26 @@ fn binned_sort_plans_reject_tables_and_too_many_bins() {
     // The staging array fits one window's entries of every scalar.
     assert!(plan.layout.bin_cursor >= plan.layout.staged + 1000);
 }
+
+#[test]
+fn auto_bins_only_the_largest_untabled_msms() {
+    let auto = MsmConfig::default();
+    let sort_of = |n: usize, general: Option<usize>, config: &MsmConfig| {
+        let plan = MsmPlan::for_witness(n, n, general, Curve::G1, config).expect("plan");
+        (plan.c, plan.binned, plan.padded.is_some())
+    };
+    // A 32 GiB partition's H MSM: 2^27 − 1 scalars, c = 20.
+    assert_eq!(sort_of((1 << 27) - 1, None, &auto), (20, Some(10), false));
+    assert_eq!(sort_of((1 << 26) + 1, None, &auto), (20, Some(10), false));
+    // At and below 2^26 the direct scatter is faster.
+    assert_eq!(sort_of(1 << 26, None, &auto), (20, None, false));
+    assert_eq!(sort_of(1 << 24, None, &auto), (16, None, false));
+    // A witness: the window and the sort follow its scalars other than 0 and 1.
+    assert_eq!(sort_of(1 << 27, Some(2_600_000), &auto), (16, None, false));
+    // A window whose cursors leave room for a second in one launch: direct.
+    assert_eq!(sort_of((1 << 27) - 1, None, &MsmConfig { window_bits: 16, ..auto }), (16, None, false));
+    // Tables: the padded sort.
+    assert_eq!(sort_of((1 << 27) - 1, None, &MsmConfig { window_bits: 22, tables: 6, ..auto }), (22, None, true));
+    // Asked for, the counted sort is kept at any size.
+    assert_eq!(sort_of((1 << 27) - 1, None, &MsmConfig { sort: Sort::Counted, ..auto }), (20, None, false));
+}

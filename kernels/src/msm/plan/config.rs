@@ -117,7 +117,8 @@ pub enum Sort {
     /// Padded with the automatic shape ([`padded_shape`]) when the bases
     /// have tables (VRAM to spare: 14.7 GB of scratch instead of 4.3 at G1
     /// 2^26, most of it the slots and an overflow list sized for every
-    /// entry), counted otherwise.
+    /// entry); without tables binned for the largest MSMs ([`auto_bins`]),
+    /// counted otherwise.
     #[default]
     Auto,
     /// Histogram, scan, scatter.
@@ -131,6 +132,21 @@ pub enum Sort {
     /// without tables only ([`crate::msm::binned`]).
     Binned { bins_log: u32 },
 }
+
+/// Whether [`Sort::Auto`] bins the scatter of an untabled MSM with window
+/// `c` and `general` scalars with digits: with one window's cursors beyond
+/// the direct scatter's L2 share ([`SCATTER_CURSOR_BYTES`], so one window
+/// a launch, c ≥ 18) and more than 2^26 of them. H100, G1 2^27 (c = 20):
+/// 854.5 ms counted, 823.0 binned (the sort 147 → 115 ms); the direct
+/// scatter's cost an entry more than doubles from 2^26 to 2^27, the two
+/// passes' stays (docs/PERFORMANCE.md, "Binned scatter").
+pub fn auto_bins(c: u32, general: usize) -> bool {
+    let one_window_a_launch = 2 * (4u64 << (c - 1)) > SCATTER_CURSOR_BYTES;
+    one_window_a_launch && general > AUTO_BINNED_ABOVE
+}
+
+/// See [`auto_bins`].
+pub const AUTO_BINNED_ABOVE: usize = 1 << 26;
 
 /// Bins per window of the binned sort: 2^10, fewer when the window has
 /// fewer buckets.

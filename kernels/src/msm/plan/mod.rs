@@ -142,6 +142,7 @@ impl MsmPlan {
             Sort::Binned { bins_log: 0 } => Some(default_bins_log(c)),
             Sort::Binned { bins_log } if bins_log <= (c - 1).min(MAX_BINS_LOG) => Some(bins_log),
             Sort::Binned { .. } => return Err("MSM: bins_log must be at most c − 1 and 11"),
+            Sort::Auto if tables == 1 && auto_bins(c, general) => Some(default_bins_log(c)),
             _ => None,
         };
         let per_thread = match config.accumulation {
