@@ -107,11 +107,7 @@ pub unsafe fn bin(
         if tile >= listed {
             continue;
         }
-        for tid in threads() {
-            for b in share(tid, bins) {
-                shared.store(b, 0);
-            }
-        }
+        shared.clear(bins);
         sync();
         let mut items = PerThread::new([NONE; ITEMS as usize]);
         for tid in threads() {
@@ -229,11 +225,7 @@ pub unsafe fn refine(
         // Block-uniform.
         let local = span <= SHARED_WORDS;
         if local {
-            for tid in threads() {
-                for k in share(tid, span) {
-                    shared.store(k, 0);
-                }
-            }
+            shared.clear(span);
         }
         sync();
         let mut items = PerThread::new([NONE; ITEMS as usize]);

@@ -131,6 +131,20 @@ impl Shared {
         }
     }
 
+    /// Words `0..len` set to zero, each thread of the block its [`share`]
+    /// of them: a phase of its own ([`sync`] before they are counted into).
+    ///
+    /// # Safety
+    /// `len ≤ SHARED_WORDS`.
+    #[inline(always)]
+    pub unsafe fn clear(&self, len: u32) {
+        for tid in threads() {
+            for i in share(tid, len) {
+                self.store(i, 0);
+            }
+        }
+    }
+
     /// # Safety
     /// `i < SHARED_WORDS`.
     #[inline(always)]
