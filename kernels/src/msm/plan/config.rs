@@ -137,9 +137,11 @@ pub enum Sort {
 /// `c` and `general` scalars with digits: with one window's cursors beyond
 /// the direct scatter's L2 share ([`SCATTER_CURSOR_BYTES`], so one window
 /// a launch, c ≥ 18) and more than 2^26 of them. H100, G1 2^27 (c = 20):
-/// 854.5 ms counted, 823.0 binned (the sort 147 → 115 ms); the direct
-/// scatter's cost an entry more than doubles from 2^26 to 2^27, the two
-/// passes' stays (docs/PERFORMANCE.md, "Binned scatter").
+/// 854.5 ms counted, 823.0 binned (the sort 147 → 115 ms). The two passes
+/// cost about the same per entry at every size, the direct scatter more
+/// the larger the MSM (55 ps an entry at 2^26 on an H200, 71 at 2^27):
+/// about even at 2^26, so that stays counted (docs/PERFORMANCE.md,
+/// "Binned scatter").
 pub fn auto_bins(c: u32, general: usize) -> bool {
     let one_window_a_launch = 2 * (4u64 << (c - 1)) > SCATTER_CURSOR_BYTES;
     one_window_a_launch && general > AUTO_BINNED_ABOVE
