@@ -1,4 +1,4 @@
-//! GPU MSM timing: G1 at 2^20, 2^24, 2^26, 2^27, G2 at 2^20, 2^24, random
+//! GPU MSM timing: G1 at 2^20, 2^24, 2^25, 2^26, 2^27, G2 at 2^20, 2^24, random
 //! scalars and a witness-like input (90% of scalars 0 or 1). Bases and scalars are
 //! uploaded once; each run enqueues one MSM on a stream with a preallocated
 //! arena and is timed with CUDA events (2 warm-up runs, median of 5).
@@ -21,7 +21,10 @@
 //! consecutive pieces of its scalars and bases that carry their bucket
 //! sums (as a prover on a small GPU does; the whole MSM's window, its
 //! arena sized for a piece); `--waves on,off` plans the first level with
-//! the device's waves (`MsmConfig::level0_waves`) and without.
+//! the device's waves (`MsmConfig::level0_waves`) and without; `--form
+//! montgomery,canonical` hands the scalars over in Montgomery form (as
+//! blstrs holds them) or as integers (as the prover's H step writes
+//! them, `ScalarForm`).
 
 #[path = "common/on_off.rs"]
 mod on_off;
@@ -31,8 +34,8 @@ use blstrs::{G1Projective, G2Projective, Scalar};
 use cust::event::{Event, EventFlags};
 use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::stream::{Stream, StreamFlags};
-use cuzk::gpu::elementwise::scalar_limbs;
-use cuzk::gpu::msm::{default_window_bits, g1_from_result_words, g2_from_result_words, level0_waves, msm_carried, msm_profile, Accumulation, Carry, GpuBases, Level0Waves, MsmConfig, MsmCurve, MsmInput, MsmPlan, Sort};
+use cuzk::gpu::elementwise::{canonical_limbs, scalar_limbs};
+use cuzk::gpu::msm::{default_window_bits, g1_from_result_words, g2_from_result_words, level0_waves, msm_carried, msm_profile, Accumulation, Carry, GpuBases, Level0Waves, MsmConfig, MsmCurve, MsmInput, MsmPlan, ScalarForm, Sort};
 use cuzk::gpu::GpuDevice;
 use ff::Field;
 use rand::{Rng, SeedableRng};
@@ -54,6 +57,7 @@ const CASES: &[Case] = &[
     Case { name: "g1 2^20 skew", curve: MsmCurve::G1, log_n: 20, skew: true },
     Case { name: "g1 2^24", curve: MsmCurve::G1, log_n: 24, skew: false },
     Case { name: "g1 2^24 skew", curve: MsmCurve::G1, log_n: 24, skew: true },
+    Case { name: "g1 2^25", curve: MsmCurve::G1, log_n: 25, skew: false },
     Case { name: "g1 2^26", curve: MsmCurve::G1, log_n: 26, skew: false },
     Case { name: "g1 2^27", curve: MsmCurve::G1, log_n: 27, skew: false },
     Case { name: "g2 2^20", curve: MsmCurve::G2, log_n: 20, skew: false },
@@ -79,6 +83,7 @@ fn main() {
     let mut profile = false;
     let mut calls = vec![1usize];
     let mut waves = vec![false];
+    let mut forms = vec![ScalarForm::Montgomery];
     let mut variants = Vec::new();
     let mut args = std::env::args().skip(1);
     let number = |args: &mut dyn Iterator<Item = String>, flag: &str| -> u32 {
@@ -116,6 +121,10 @@ fn main() {
             "--waves" => {
                 waves = on_off("--waves", &args.next().expect("--waves on,off"));
             }
+            "--form" => {
+                let list = args.next().expect("--form montgomery|canonical[,...]");
+                forms = list.split(',').map(parse_form).collect();
+            }
             "--tables" => config.tables = number(&mut args, "--tables"),
             // A variant build of the kernels (e.g. other register caps, from
             // scripts/ptx-select.py), run after the embedded module.
@@ -132,8 +141,8 @@ fn main() {
     }
     println!("device: {}", gpu.name);
     println!(
-        "{:<14} {:>3} {:>3} {:>3} {:>5} {:>8} {:>6} {:>5} {:>10} {:>10} {:>10} {:>12}",
-        "case", "c", "W", "sc", "slots", "chunk0", "acc", "calls", "scratch MB", "median ms", "min ms", "Mpoints/s"
+        "{:<14} {:>3} {:>3} {:>3} {:>5} {:>8} {:>6} {:>5} {:>4} {:>10} {:>10} {:>10} {:>12}",
+        "case", "c", "W", "sc", "slots", "chunk0", "acc", "calls", "form", "scratch MB", "median ms", "min ms", "Mpoints/s"
     );
     let device_waves = level0_waves(&gpu).unwrap();
     if waves.contains(&true) {
@@ -143,7 +152,7 @@ fn main() {
     // Bases are generated once per (curve, size) and shared by the cases.
     let mut rng = ChaCha8Rng::seed_from_u64(0x5eed);
     for curve in [MsmCurve::G1, MsmCurve::G2] {
-        for log_n in [20, 24, 26, 27] {
+        for log_n in [20, 24, 25, 26, 27] {
             let cases: Vec<&Case> = CASES.iter().filter(|c| c.curve == curve && c.log_n == log_n && wanted(c)).collect();
             if cases.is_empty() {
                 continue;
@@ -177,12 +186,14 @@ fn main() {
                                     for &accumulation in &accumulations {
                                         for &k in &calls {
                                             for &w in &waves {
-                                                let level0_waves = if w { device_waves } else { Level0Waves::default() };
-                                                let config = MsmConfig { window_bits: c, scatter_windows, chunk0, sort, accumulation, level0_waves, ..config };
-                                                let words = run_case(&gpu, case, &bases, &scalars, &config, k, profile);
-                                                match first {
-                                                    None => first = Some(words),
-                                                    Some(w) => assert!(same_point(case.curve, &w, &words), "{}: {config:?} in {k} call(s) gives another sum than the case's first row", case.name),
+                                                for &form in &forms {
+                                                    let level0_waves = if w { device_waves } else { Level0Waves::default() };
+                                                    let config = MsmConfig { window_bits: c, scatter_windows, chunk0, sort, accumulation, level0_waves, ..config };
+                                                    let words = run_case(&gpu, case, &bases, &scalars, form, &config, k, profile);
+                                                    match first {
+                                                        None => first = Some(words),
+                                                        Some(w) => assert!(same_point(case.curve, &w, &words), "{}: {config:?} in {k} call(s), {form:?} scalars, gives another sum than the case's first row", case.name),
+                                                    }
                                                 }
                                             }
                                         }
@@ -215,6 +226,23 @@ fn parse_sort(v: &str) -> Sort {
     }
 }
 
+/// `montgomery` or `canonical`.
+fn parse_form(v: &str) -> ScalarForm {
+    match v {
+        "montgomery" => ScalarForm::Montgomery,
+        "canonical" => ScalarForm::Canonical,
+        other => panic!("--form {other}: expected montgomery or canonical"),
+    }
+}
+
+/// The scalars' limbs in `form`.
+fn limbs_in(scalars: &[Scalar], form: ScalarForm) -> Vec<u64> {
+    match form {
+        ScalarForm::Montgomery => scalar_limbs(scalars).to_vec(),
+        ScalarForm::Canonical => scalars.par_chunks(1 << 16).flat_map_iter(canonical_limbs).collect(),
+    }
+}
+
 /// Whether two MSM results (Jacobian words) are the same point.
 fn same_point(curve: MsmCurve, a: &[u64; 36], b: &[u64; 36]) -> bool {
     match curve {
@@ -236,7 +264,7 @@ fn parse_accumulation(v: &str) -> Accumulation {
 /// Times one configuration, the MSM in `calls` calls that carry their
 /// buckets (1: whole); returns the result's words.
 #[allow(clippy::too_many_arguments)]
-fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], config: &MsmConfig, calls: usize, profile: bool) -> [u64; 36] {
+fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], form: ScalarForm, config: &MsmConfig, calls: usize, profile: bool) -> [u64; 36] {
     gpu.bind().unwrap();
     let n = scalars.len();
     let piece = n.div_ceil(calls);
@@ -246,13 +274,14 @@ fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], 
         _ => MsmConfig { window_bits: if config.window_bits == 0 { default_window_bits(n) } else { config.window_bits }, ..*config },
     };
     let plan = MsmPlan::new(piece, case.curve, config).unwrap();
-    let scalar_buf = DeviceBuffer::from_slice(scalar_limbs(scalars)).unwrap();
+    let scalar_buf = DeviceBuffer::from_slice(&limbs_in(scalars, form)).unwrap();
     let mut arena = unsafe { DeviceBuffer::<u64>::uninitialized(plan.scratch_words()) }.unwrap();
     let out = DeviceBuffer::from_slice(&[0u64; 36]).unwrap();
     let stream = Stream::new(StreamFlags::NON_BLOCKING, None).unwrap();
     let input = |k: usize| MsmInput {
         // SAFETY: piece k's scalars lie in the buffer.
         scalars: unsafe { scalar_buf.as_device_ptr().add(k * piece * 4) },
+        form,
         n: piece.min(n - k * piece),
         density: None,
         base_offset: k * piece,
@@ -279,7 +308,7 @@ fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], 
     times.sort_by(|a, b| a.total_cmp(b));
     let median = times[times.len() / 2];
     println!(
-        "{:<14} {:>3} {:>3} {:>3} {:>5} {:>8} {:>6} {:>5} {:>10.0} {:>10.2} {:>10.2} {:>12.1}",
+        "{:<14} {:>3} {:>3} {:>3} {:>5} {:>8} {:>6} {:>5} {:>4} {:>10.0} {:>10.2} {:>10.2} {:>12.1}",
         case.name,
         plan.c,
         plan.windows,
@@ -292,6 +321,10 @@ fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], 
         plan.chunk0,
         plan.batch.map_or("xyzz".to_string(), |b| format!("ba{}", b.per_thread)),
         calls,
+        match form {
+            ScalarForm::Montgomery => "mont",
+            ScalarForm::Canonical => "int",
+        },
         plan.scratch_bytes() as f64 / 1e6,
         median,
         times[0],

@@ -52,8 +52,10 @@
 //! `--fill-waves on,off` likewise with the MSMs' first level sized to the
 //! device's waves and not (`ProverConfig::msm_fill_waves`), `--ahead
 //! on,off` with streamed bases copied ahead into the H MSM's freed VRAM
-//! and not (`ProverConfig::streamed_bases_ahead`); both default to the
-//! prover's default (on).
+//! and not (`ProverConfig::streamed_bases_ahead`), `--h-canonical on,off`
+//! with the H step writing integers for the H MSM and Montgomery forms
+//! (`ProverConfig::h_canonical`); all default to the prover's default
+//! (on).
 
 #[path = "common/on_off.rs"]
 mod on_off;
@@ -112,6 +114,7 @@ struct Args {
     carries: Vec<bool>,
     fill_waves: Vec<bool>,
     ahead: Vec<bool>,
+    h_canonical: Vec<bool>,
 }
 
 fn parse_args() -> Args {
@@ -135,6 +138,7 @@ fn parse_args() -> Args {
         carries: vec![true],
         fill_waves: vec![ProverConfig::default().msm_fill_waves],
         ahead: vec![ProverConfig::default().streamed_bases_ahead],
+        h_canonical: vec![ProverConfig::default().h_canonical],
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -178,6 +182,7 @@ fn parse_args() -> Args {
             }
             "--carry" => args.carries = on_off(&a, &value()),
             "--fill-waves" => args.fill_waves = on_off(&a, &value()),
+            "--h-canonical" => args.h_canonical = on_off(&a, &value()),
             "--ahead" => args.ahead = on_off(&a, &value()),
             "--sharing" => {
                 args.sharing = match value().as_str() {
@@ -238,7 +243,11 @@ fn main() {
     for &carried in &args.carries {
     for &fill_waves in &args.fill_waves {
     for &ahead in &args.ahead {
+    for &h_canonical in &args.h_canonical {
     let mut steady = Vec::new();
+    if args.h_canonical.len() > 1 {
+        println!("\n=== H step writing integers: {}", if h_canonical { "on" } else { "off" });
+    }
     if args.carries.len() > 1 {
         println!("\n=== MSM calls carrying their buckets: {}", if carried { "on" } else { "off" });
     }
@@ -271,6 +280,7 @@ fn main() {
             msm_carried_buckets: carried,
             msm_fill_waves: fill_waves,
             streamed_bases_ahead: ahead,
+            h_canonical,
             ..Default::default()
         };
         let t = Instant::now();
@@ -290,6 +300,7 @@ fn main() {
     }
     if let [(w1, one), .., (wn, many)] = steady[..] {
         println!("\nsteady state: {wn} worker(s) {:.3} s per proof against {w1}: {:.3} s ({:.2}x)", many, one, one / many);
+    }
     }
     }
     }

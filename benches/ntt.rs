@@ -61,7 +61,7 @@ fn gpu(c: &mut Criterion) {
     use cust::event::{Event, EventFlags};
     use cust::memory::DeviceBuffer;
     use cust::stream::{Stream, StreamFlags};
-    use cuzk::gpu::ntt::{Direction, GpuNtt, Order};
+    use cuzk::gpu::ntt::{Direction, GpuNtt, Order, ScalarForm};
     use device_upload::upload;
 
     let gpu = match cuzk::gpu::discover(&[0]) {
@@ -108,7 +108,7 @@ fn gpu(c: &mut Criterion) {
         let mut out = unsafe { DeviceBuffer::<u64>::uninitialized((n - 1) * 4) }.unwrap();
         group.bench_function(id("h_step"), |bn| {
             // SAFETY: `timed` waits for the stream; the buffers outlive the loop.
-            bn.iter_custom(|iters| timed(iters, &mut || unsafe { ntt.h_step(&gpu, &stream, &mut a, &mut b, &mut cc, n, &mut out) }.unwrap()))
+            bn.iter_custom(|iters| timed(iters, &mut || unsafe { ntt.h_step(&gpu, &stream, &mut a, &mut b, &mut cc, n, &mut out, ScalarForm::Canonical) }.unwrap()))
         });
     }
     group.finish();

@@ -19,10 +19,10 @@ use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::stream::{Stream, StreamFlags};
 use cuzk::cpu::msm::{msm_g1 as cpu_g1, msm_g2 as cpu_g2, select_dense, to_bytes};
 use cuzk::density::Density;
-use cuzk::gpu::elementwise::scalar_limbs;
+use cuzk::gpu::elementwise::{canonical_limbs, scalar_limbs};
 use cuzk::gpu::msm::{
     g1_from_result_words, g2_from_result_words, level0_waves, msm_carried, msm_g1, msm_g1_blocking, msm_g1_blocking_with, msm_g2, msm_g2_blocking,
-    msm_g2_blocking_with, msm_scratch_bytes, Accumulation, Carry, DeviceDensity, GpuBases, Level0Waves, MsmConfig, MsmCurve, MsmInput, MsmPlan, Sort,
+    msm_g2_blocking_with, msm_scratch_bytes, Accumulation, Carry, DeviceDensity, GpuBases, Level0Waves, MsmConfig, MsmCurve, MsmInput, MsmPlan, ScalarForm, Sort,
 };
 use cuzk::gpu::GpuDevice;
 use ff::Field;
@@ -178,7 +178,7 @@ fn every_prefix<P>(
     let out = DeviceBuffer::from_slice(&vec![0u64; words * (N + 1)]).unwrap();
     for n in 1..=N {
         let k = n % STREAMS;
-        let input = MsmInput { scalars: scalar_buf.as_device_ptr(), n, density: None, base_offset: 0, general: None };
+        let input = MsmInput { scalars: scalar_buf.as_device_ptr(), form: ScalarForm::Montgomery, n, density: None, base_offset: 0, general: None };
         let at = unsafe { out.as_device_ptr().add(words * n) };
         // SAFETY: every buffer outlives the synchronizes below; each stream
         // has its own arena.
@@ -432,7 +432,7 @@ fn async_calls_share_one_arena_on_one_stream() {
     let out = DeviceBuffer::from_slice(&vec![0u64; 18 * inputs.len()]).unwrap();
     let stream = Stream::new(StreamFlags::DEFAULT, None).unwrap();
     for (k, (s, buf)) in inputs.iter().zip(&scalar_bufs).enumerate() {
-        let input = MsmInput { scalars: buf.as_device_ptr(), n: s.len(), density: None, base_offset: 0, general: None };
+        let input = MsmInput { scalars: buf.as_device_ptr(), form: ScalarForm::Montgomery, n: s.len(), density: None, base_offset: 0, general: None };
         // SAFETY: buffers live until the synchronize below.
         unsafe { msm_g1(&gpu, &stream, &bases, &input, &MsmConfig::default(), &mut arena, out.as_device_ptr().add(18 * k)).unwrap() };
     }
@@ -446,7 +446,7 @@ fn async_calls_share_one_arena_on_one_stream() {
     }
 
     // Misuse is reported, not run.
-    let input = MsmInput { scalars: scalar_bufs[0].as_device_ptr(), n, density: None, base_offset: 1, general: None };
+    let input = MsmInput { scalars: scalar_bufs[0].as_device_ptr(), form: ScalarForm::Montgomery, n, density: None, base_offset: 1, general: None };
     let err = unsafe { msm_g1(&gpu, &stream, &bases, &input, &MsmConfig::default(), &mut arena, out.as_device_ptr()) };
     assert!(err.is_err(), "bases past the end must be rejected");
     let mut small = unsafe { DeviceBuffer::<u64>::uninitialized(16) }.unwrap();
@@ -517,6 +517,7 @@ fn carried_calls_match_blst() {
         for (k, &(start, len, selected, before)) in calls.iter().enumerate() {
             let input = MsmInput {
                 scalars: unsafe { scalar_buf.as_device_ptr().add(start * 4) },
+                form: ScalarForm::Montgomery,
                 n: len,
                 density: density_buf.as_ref().map(|b| DeviceDensity { words: unsafe { b.as_device_ptr().add(start / 64) }, ones: selected }),
                 base_offset: offset + before,
@@ -547,7 +548,7 @@ fn carried_calls_match_blst() {
     // Calls without a set window are refused.
     let mut arena = unsafe { DeviceBuffer::<u64>::uninitialized(1 << 20) }.unwrap();
     let buf = DeviceBuffer::from_slice(scalar_limbs(&[Scalar::ONE])).unwrap();
-    let input = MsmInput { scalars: buf.as_device_ptr(), n: 1, density: None, base_offset: 0, general: None };
+    let input = MsmInput { scalars: buf.as_device_ptr(), form: ScalarForm::Montgomery, n: 1, density: None, base_offset: 0, general: None };
     let err = unsafe { msm_carried(&gpu, &stream, &bases, &input, &MsmConfig::default(), &mut arena, buf.as_device_ptr(), Carry::of(0, 2)) };
     assert!(err.is_err(), "carried calls need a set window");
     let batch = MsmConfig { window_bits: 8, accumulation: Accumulation::BatchAffine { streams: 0 }, ..MsmConfig::default() };
@@ -740,7 +741,7 @@ fn witness_msms_planned_for_their_other_scalars_match_blst() {
     let words = DeviceBuffer::from_slice(density.words()).unwrap();
     let out = DeviceBuffer::from_slice(&[0u64; 18 + 36]).unwrap();
     let stream = Stream::new(StreamFlags::DEFAULT, None).unwrap();
-    let all = MsmInput { scalars: scalars.as_device_ptr(), n, density: None, base_offset: 0, general: Some(general) };
+    let all = MsmInput { scalars: scalars.as_device_ptr(), form: ScalarForm::Montgomery, n, density: None, base_offset: 0, general: Some(general) };
     let some = MsmInput { density: Some(cuzk::gpu::msm::DeviceDensity { words: words.as_device_ptr(), ones: selected }), ..all };
     // SAFETY: every buffer lives until the synchronize below; `general`
     // counts the scalars other than 0 and 1 exactly.
@@ -759,4 +760,91 @@ fn witness_msms_planned_for_their_other_scalars_match_blst() {
     assert!(got1 == cpu_g1(&host1, &to_bytes(&s)), "G1, {general} of {n} others");
     let got2 = g2_from_result_words(result[18..].try_into().unwrap());
     assert!(got2 == cpu_g2(&host2, &select_dense(&density, &to_bytes(&s))), "G2 through a density, {selected} selected");
+}
+
+/// One MSM of `scalars` uploaded as integers (`ScalarForm::Canonical`):
+/// the result's words.
+fn msm_of_canonical(gpu: &GpuDevice, curve: MsmCurve, bases: &GpuBases, scalars: &[Scalar], config: &MsmConfig) -> Vec<u64> {
+    gpu.bind().unwrap();
+    let plan = MsmPlan::new(scalars.len(), curve, config).unwrap();
+    let mut arena = unsafe { DeviceBuffer::<u64>::uninitialized(plan.scratch_words()) }.unwrap();
+    let scalar_buf = DeviceBuffer::from_slice(&canonical_limbs(scalars)).unwrap();
+    let out = DeviceBuffer::from_slice(&vec![0u64; curve.jacobian_limbs()]).unwrap();
+    let stream = Stream::new(StreamFlags::NON_BLOCKING, None).unwrap();
+    let input = MsmInput { scalars: scalar_buf.as_device_ptr(), form: ScalarForm::Canonical, n: scalars.len(), density: None, base_offset: 0, general: None };
+    // SAFETY: every buffer outlives the synchronize below.
+    unsafe {
+        match curve {
+            MsmCurve::G1 => msm_g1(gpu, &stream, bases, &input, config, &mut arena, out.as_device_ptr()),
+            MsmCurve::G2 => msm_g2(gpu, &stream, bases, &input, config, &mut arena, out.as_device_ptr()),
+        }
+        .unwrap()
+    };
+    stream.synchronize().unwrap();
+    let mut got = vec![0u64; curve.jacobian_limbs()];
+    out.copy_to(&mut got[..]).unwrap();
+    got
+}
+
+/// Scalars handed over as integers, as the prover's H step writes them,
+/// against blst at small sizes (for compute-sanitizer): every sort (the H
+/// MSM's binned one at the partition's window among them), edge values,
+/// sizes across the binned tile.
+#[test]
+fn canonical_scalars_small_sizes() {
+    let Some(gpu) = common::gpu_or_skip("canonical_scalars_small_sizes") else { return };
+    let mut rng = common::rng();
+    let host = random_bases::<G1Projective>(&mut rng, 5000);
+    let bases = GpuBases::upload_g1(&gpu, &host).unwrap();
+    for m in [1usize, 2, 300, 4097, 5000] {
+        let s = random_scalars(&mut rng, m);
+        let want = cpu_g1(&host[..m], &to_bytes(&s));
+        for sort in [Sort::Counted, Sort::Binned { bins_log: 0 }, Sort::Padded { cap_log: 0 }] {
+            for c in [0, 12] {
+                let config = MsmConfig { window_bits: c, sort, ..MsmConfig::default() };
+                let got = g1_from_result_words(msm_of_canonical(&gpu, MsmCurve::G1, &bases, &s, &config)[..].try_into().unwrap());
+                assert!(got == want, "G1 MSM of {m} canonical scalars differs from blst ({config:?})");
+            }
+        }
+    }
+}
+
+/// [`canonical_scalars_small_sizes`] at 2^20, for a witness-like mix, and
+/// in G2.
+#[test]
+fn canonical_scalars() {
+    let Some(gpu) = common::gpu_or_skip("canonical_scalars") else { return };
+    let mut rng = common::rng();
+    let n = 1 << 20;
+    let host = random_bases::<G1Projective>(&mut rng, n);
+    let bases = GpuBases::upload_g1(&gpu, &host).unwrap();
+    let sorts = [Sort::Counted, Sort::Binned { bins_log: 0 }, Sort::Padded { cap_log: 0 }];
+    for m in [4097, n] {
+        let s = random_scalars(&mut rng, m);
+        let want = cpu_g1(&host[..m], &to_bytes(&s));
+        for sort in sorts {
+            for c in [0, 12, 20] {
+                let config = MsmConfig { window_bits: c, sort, ..MsmConfig::default() };
+                let got = g1_from_result_words(msm_of_canonical(&gpu, MsmCurve::G1, &bases, &s, &config)[..].try_into().unwrap());
+                assert!(got == want, "G1 MSM of {m} canonical scalars differs from blst ({config:?})");
+            }
+        }
+    }
+    let s = mostly_zero_one(&mut rng, n);
+    let want = cpu_g1(&host, &to_bytes(&s));
+    for sort in [Sort::Auto, Sort::Binned { bins_log: 0 }] {
+        let config = MsmConfig { sort, ..MsmConfig::default() };
+        let got = g1_from_result_words(msm_of_canonical(&gpu, MsmCurve::G1, &bases, &s, &config)[..].try_into().unwrap());
+        assert!(got == want, "G1 MSM of 90% zero/one canonical scalars differs from blst ({config:?})");
+    }
+    drop(bases);
+    let host2 = random_bases::<G2Projective>(&mut rng, 1 << 16);
+    let bases2 = GpuBases::upload_g2(&gpu, &host2).unwrap();
+    let s = random_scalars(&mut rng, host2.len());
+    let want = cpu_g2(&host2, &to_bytes(&s));
+    for sort in sorts {
+        let config = MsmConfig { sort, ..MsmConfig::default() };
+        let got = g2_from_result_words(msm_of_canonical(&gpu, MsmCurve::G2, &bases2, &s, &config)[..].try_into().unwrap());
+        assert!(got == want, "G2 MSM of canonical scalars differs from blst ({config:?})");
+    }
 }

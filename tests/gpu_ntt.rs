@@ -10,8 +10,8 @@ use bellperson::domain::EvaluationDomain;
 use blstrs::Scalar;
 use cust::memory::{CopyDestination, DeviceBuffer, DeviceSlice};
 use cust::stream::{Stream, StreamFlags};
-use cuzk::gpu::elementwise::scalar_limbs;
-use cuzk::gpu::ntt::{Direction, GpuNtt, Order};
+use cuzk::gpu::elementwise::{canonical_limbs, scalar_limbs};
+use cuzk::gpu::ntt::{Direction, GpuNtt, Order, ScalarForm};
 use cuzk::gpu::GpuDevice;
 use ec_gpu_gen::threadpool::Worker;
 use rand::Rng;
@@ -238,9 +238,18 @@ fn slot_of(values: [&[Scalar]; 3], domain: usize, rng: &mut rand_chacha::ChaCha8
     DeviceBuffer::from_slice(&slot).unwrap()
 }
 
+/// The coefficients' limbs as the H step writes them in `form`.
+fn limbs_in(form: ScalarForm, h: &[Scalar]) -> Vec<u64> {
+    match form {
+        ScalarForm::Montgomery => scalar_limbs(h).to_vec(),
+        ScalarForm::Canonical => canonical_limbs(h),
+    }
+}
+
 /// The H step as the prover will call it: a, b, c back to back in one
 /// device buffer (like a worker slot), the output in another with a guard
-/// element after it, on a non-blocking stream.
+/// element after it, on a non-blocking stream; in Montgomery form and as
+/// integers (the prover's default: what the H MSM reads).
 #[test]
 fn h_step_on_slot_style_buffers() {
     let Some(gpu) = common::gpu_or_skip("h_step_on_slot_style_buffers") else { return };
@@ -248,7 +257,15 @@ fn h_step_on_slot_style_buffers() {
     let ntt = GpuNtt::new(&gpu, 27).expect("NTT tables");
     gpu.bind().unwrap();
     let stream = Stream::new(StreamFlags::NON_BLOCKING, None).unwrap();
-    for (n, log_domain) in [(70_001usize, 17u32), (1 << 16, 16), (9, 4)] {
+    for (n, log_domain, form) in [
+        (70_001usize, 17u32, ScalarForm::Montgomery),
+        (1 << 16, 16, ScalarForm::Montgomery),
+        (9, 4, ScalarForm::Montgomery),
+        (70_001, 17, ScalarForm::Canonical),
+        (1 << 16, 16, ScalarForm::Canonical),
+        (9, 4, ScalarForm::Canonical),
+        ((1 << 22) - 1000, 22, ScalarForm::Canonical),
+    ] {
         let domain = 1usize << log_domain;
         let (a, b, c) = (random_scalars(&mut rng, n), random_scalars(&mut rng, n), random_scalars(&mut rng, n));
         let vram = slot_of([&a, &b, &c], domain, &mut rng);
@@ -257,13 +274,13 @@ fn h_step_on_slot_style_buffers() {
         let (mut da, mut db, mut dc) = (vram.index(0..w), vram.index(w..2 * w), vram.index(2 * w..3 * w));
         let mut dout = out.index(0..(domain - 1) * 4);
         // SAFETY: the buffers live until after the synchronize below.
-        unsafe { ntt.h_step(&gpu, &stream, &mut da, &mut db, &mut dc, n, &mut dout) }.unwrap();
+        unsafe { ntt.h_step(&gpu, &stream, &mut da, &mut db, &mut dc, n, &mut dout, form) }.unwrap();
         stream.synchronize().unwrap();
         let mut words = vec![0u64; domain * 4];
         out.copy_to(&mut words[..]).unwrap();
         assert!(words[(domain - 1) * 4..].iter().all(|&x| x == u64::MAX), "wrote past the 2^k − 1 outputs");
         let expected = cuzk::cpu::h::h_coefficients(a, b, c).unwrap();
-        assert!(words[..(domain - 1) * 4] == *scalar_limbs(&expected), "H for n = {n} in a 2^{log_domain} slot");
+        assert!(words[..(domain - 1) * 4] == *limbs_in(form, &expected), "H for n = {n} in a 2^{log_domain} slot, {form:?}");
     }
 }
 
@@ -279,25 +296,31 @@ fn h_step_over_input_on_slot_style_buffers() {
     gpu.bind().unwrap();
     let stream = Stream::new(StreamFlags::NON_BLOCKING, None).unwrap();
     assert!(!ntt.h_over_input_fits(9) && ntt.h_over_input_fits(17));
-    for (n, log_domain) in [(70_001usize, 17u32), (1 << 16, 16), (2000, 11)] {
+    for (n, log_domain, form) in [
+        (70_001usize, 17u32, ScalarForm::Montgomery),
+        (1 << 16, 16, ScalarForm::Montgomery),
+        (2000, 11, ScalarForm::Montgomery),
+        (70_001, 17, ScalarForm::Canonical),
+        (2000, 11, ScalarForm::Canonical),
+    ] {
         let domain = 1usize << log_domain;
         let (a, b, c) = (random_scalars(&mut rng, n), random_scalars(&mut rng, n), random_scalars(&mut rng, n));
         let vram = slot_of([&a, &b, &c], domain, &mut rng);
         let w = domain * 4;
         let (mut r0, mut r1, mut r2) = (vram.index(0..w), vram.index(w..2 * w), vram.index(2 * w..3 * w));
         // SAFETY: the buffer lives until after the synchronize below.
-        unsafe { ntt.h_step_over_input(&gpu, &stream, &mut r1, &mut r0, &mut r2, n) }.unwrap();
+        unsafe { ntt.h_step_over_input(&gpu, &stream, &mut r1, &mut r0, &mut r2, n, form) }.unwrap();
         stream.synchronize().unwrap();
         let mut words = vec![0u64; w];
         r0.copy_to(&mut words[..]).unwrap();
         let expected = cuzk::cpu::h::h_coefficients(a, b, c).unwrap();
-        assert!(words[..(domain - 1) * 4] == *scalar_limbs(&expected), "H over its input for n = {n} in a 2^{log_domain} slot");
+        assert!(words[..(domain - 1) * 4] == *limbs_in(form, &expected), "H over its input for n = {n} in a 2^{log_domain} slot, {form:?}");
     }
     let vram = DeviceBuffer::from_slice(&vec![0u64; 3 * 512 * 4]).unwrap();
     let w = 512 * 4;
     let (mut r0, mut r1, mut r2) = (vram.index(0..w), vram.index(w..2 * w), vram.index(2 * w..3 * w));
     // SAFETY: refused before anything is enqueued.
-    assert!(unsafe { ntt.h_step_over_input(&gpu, &stream, &mut r1, &mut r0, &mut r2, 500) }.is_err(), "one pass: refused");
+    assert!(unsafe { ntt.h_step_over_input(&gpu, &stream, &mut r1, &mut r0, &mut r2, 500, ScalarForm::Canonical) }.is_err(), "one pass: refused");
 }
 
 #[test]
@@ -311,7 +334,7 @@ fn bad_buffers_are_rejected() {
     // SAFETY (here and below): `buf` lives until after the final synchronize.
     let fwd = |s: &mut DeviceSlice<u64>| unsafe { ntt.ntt(&gpu, &stream, s, Direction::Forward, Order::NaturalToBitrev, false) };
     let h = |a: &mut DeviceSlice<u64>, b: &mut DeviceSlice<u64>, c: &mut DeviceSlice<u64>, n: usize, out: &mut DeviceSlice<u64>| unsafe {
-        ntt.h_step(&gpu, &stream, a, b, c, n, out)
+        ntt.h_step(&gpu, &stream, a, b, c, n, out, ScalarForm::Montgomery)
     };
     assert!(fwd(&mut slice(0, 4 * 3)).is_err(), "not a power of two");
     assert!(fwd(&mut slice(0, 4 * 8192)).is_err(), "beyond the tables");

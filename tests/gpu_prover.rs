@@ -77,6 +77,22 @@ fn batch_affine_msms_prove_like_bellperson() {
     }
 }
 
+/// The H step writing Montgomery forms for the H MSM and writing
+/// integers (the default): the same proofs, bit for bit bellperson's.
+#[test]
+fn h_in_either_form_proves_like_bellperson() {
+    if common::gpu_or_skip("h_in_either_form_proves_like_bellperson").is_none() {
+        return;
+    }
+    let mut rng = common::rng();
+    let params = common::params_for(SyntheticPorep::shape(20_000, 6), &mut rng);
+    for h_canonical in [false, true] {
+        let config = ProverConfig { h_canonical, ..gpu_config(2) };
+        let prover = Prover::new(params.clone(), config).expect("GPU prover");
+        common::assert_batch_matches_bellperson(&prover, &params, 20_000, 6, 2, &mut rng);
+    }
+}
+
 #[test]
 fn circuits_without_public_inputs_besides_one() {
     if common::gpu_or_skip("circuits_without_public_inputs_besides_one").is_none() {

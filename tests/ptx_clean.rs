@@ -25,22 +25,25 @@ fn ptx_exports_the_fr_kernels() {
 /// levels, every sort, with and without a density) is in the PTX.
 #[test]
 fn ptx_exports_every_msm_kernel_a_plan_launches() {
+    use cuzk_kernels::ff::ScalarForm;
     use cuzk_kernels::msm::plan::{Accumulation, Curve, MsmConfig, MsmIo, MsmPlan, Sort};
     let mut names = std::collections::BTreeSet::new();
     for curve in [Curve::G1, Curve::G2] {
         for accumulation in [Accumulation::Xyzz, Accumulation::BatchAffine { streams: 0 }] {
             for sort in [Sort::Counted, Sort::Padded { cap_log: 0 }, Sort::Binned { bins_log: 0 }] {
                 let plan = MsmPlan::new(5000, curve, &MsmConfig { sort, accumulation, ..MsmConfig::default() }).unwrap();
-                let io = MsmIo { bases: 0, n_bases: 5000, base_offset: 0, scalars: 0, density: 1, out: 0 };
-                plan.steps::<()>(&io, 0, |step| {
-                    names.extend(step.kernel(curve));
-                    Ok(())
-                })
-                .unwrap();
+                for scalar_form in [ScalarForm::Montgomery, ScalarForm::Canonical] {
+                    let io = MsmIo { bases: 0, n_bases: 5000, base_offset: 0, scalars: 0, scalar_form, density: 1, out: 0 };
+                    plan.steps::<()>(&io, 0, |step| {
+                        names.extend(step.kernel(curve));
+                        Ok(())
+                    })
+                    .unwrap();
+                }
             }
         }
     }
-    assert!(names.contains("msm_g2_accumulate0_affine") && names.contains("msm_popcount") && names.contains("msm_refine"), "{names:?}");
+    assert!(names.contains("msm_g2_accumulate0_affine") && names.contains("msm_popcount") && names.contains("msm_refine") && names.contains("msm_bin_canonical"), "{names:?}");
     for name in names {
         assert!(KERNELS_PTX.contains(&format!(".entry {name}(")), "missing kernel {name}");
     }

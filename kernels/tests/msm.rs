@@ -14,6 +14,7 @@ use blstrs::{G1Affine, G1Projective, G2Affine, G2Projective, Scalar};
 use common::curves::{TestCurve, G1, G2};
 use common::msm_host::*;
 use common::{seeded_rng, Pod};
+use cuzk_kernels::ff::ScalarForm;
 use cuzk_kernels::gpu::msm as k;
 use cuzk_kernels::msm::digits::{general_mont, kind, num_windows, top_digit_max, Kind, SignedDigits, MAX_WINDOW_BITS};
 use cuzk_kernels::msm::tables::{TABLE_BATCH, TABLE_SCRATCH_ELEMENTS};
@@ -529,7 +530,7 @@ fn a_density_msm_in_pieces_sums_to_the_whole() {
 
 #[test]
 fn scatter_launches_cover_every_window_once() {
-    let io = MsmIo { bases: 0, n_bases: 1000, base_offset: 0, scalars: 0, density: 0, out: 0 };
+    let io = MsmIo { bases: 0, n_bases: 1000, base_offset: 0, scalars: 0, scalar_form: ScalarForm::Montgomery, density: 0, out: 0 };
     for c in 1..=MAX_WINDOW_BITS {
         for scatter_windows in [0, 1, 2, 5] {
             let config = MsmConfig { window_bits: c, scatter_windows, sort: Sort::Counted, ..MsmConfig::default() };
@@ -896,5 +897,57 @@ fn padded_top_window_buckets_match_blstrs() {
             let want = naive::<G1>(b.iter().copied().zip(s.iter().copied()));
             assert!(got == want, "{what}, c = {c}, t = {t} (seed {seed})");
         }
+    }
+}
+
+/// Scalars handed over as integers (`ScalarForm::Canonical`, as the H
+/// step writes them) give blstrs' sums through every sort, in G1 and G2:
+/// edge values (0, 1, r − 1, powers of two, carry runs), sizes across the
+/// binned sort's tile, densities with base offsets, and witnesses planned
+/// for their count of scalars other than 0 and 1.
+#[test]
+fn canonical_scalars_match_blstrs() {
+    let (mut rng, seed) = seeded_rng("canonical_scalars_match_blstrs");
+    let sorts = [Sort::Counted, Sort::Binned { bins_log: 0 }, Sort::Binned { bins_log: 2 }, Sort::Padded { cap_log: 0 }, Sort::Padded { cap_log: 1 }];
+    let b = bases::<G1>(&mut rng, 4200);
+    for n in [1usize, 2, 33, 300, 4097, 4200] {
+        let s = scalars(&mut rng, n);
+        let want = naive::<G1>(b.iter().copied().zip(s.iter().copied()));
+        for sort in sorts {
+            let config = MsmConfig { window_bits: rng.gen_range(3..=10), sort, ..MsmConfig::default() };
+            let got = host_msm_run_in::<G1>(&b[..n], n, 0, &s, ScalarForm::Canonical, None, n, None, &config);
+            assert!(got == want, "G1 n = {n}, {config:?}: canonical scalars, wrong sum (seed {seed})");
+        }
+    }
+    for p in [0.3, 1.0] {
+        let n = 700;
+        let (words, bits) = density(&mut rng, n, p);
+        let ones = bits.iter().filter(|b| **b).count();
+        let offset = rng.gen_range(0..20);
+        let b = bases::<G1>(&mut rng, offset + ones);
+        let s = scalars(&mut rng, n);
+        let selected = s.iter().zip(&bits).filter(|(_, bit)| **bit).map(|(s, _)| *s);
+        let want = naive::<G1>(b[offset..].iter().copied().zip(selected));
+        for sort in sorts {
+            let config = MsmConfig { window_bits: rng.gen_range(3..=9), sort, ..MsmConfig::default() };
+            let got = host_msm_run_in::<G1>(&b, b.len(), offset, &s, ScalarForm::Canonical, Some(&words), ones, None, &config);
+            assert!(got == want, "G1 density p = {p}, offset {offset}, {config:?}: canonical scalars, wrong sum (seed {seed})");
+        }
+    }
+    let s = witness_scalars(&mut rng, 3000, 0.05);
+    let general = s.iter().filter(|s| is_general(s)).count();
+    let want = naive::<G1>(b.iter().copied().zip(s.iter().copied()));
+    for sort in [Sort::Auto, Sort::Counted, Sort::Binned { bins_log: 0 }] {
+        let config = MsmConfig { sort, ..MsmConfig::default() };
+        let got = host_msm_run_in::<G1>(&b[..3000], 3000, 0, &s, ScalarForm::Canonical, None, 3000, Some(general), &config);
+        assert!(got == want, "G1 witness of {general} general scalars, {sort:?}: canonical scalars, wrong sum (seed {seed})");
+    }
+    let b2 = bases::<G2>(&mut rng, 300);
+    let s2 = scalars(&mut rng, 300);
+    let want = naive::<G2>(b2.iter().copied().zip(s2.iter().copied()));
+    for sort in sorts {
+        let config = MsmConfig { window_bits: rng.gen_range(3..=8), sort, ..MsmConfig::default() };
+        let got = host_msm_run_in::<G2>(&b2, 300, 0, &s2, ScalarForm::Canonical, None, 300, None, &config);
+        assert!(got == want, "G2, {config:?}: canonical scalars, wrong sum (seed {seed})");
     }
 }

@@ -11,6 +11,7 @@ use blstrs::Scalar;
 use common::curves::{random_points, TestCurve, G1, G2};
 use common::msm_host::*;
 use common::{seeded_rng, Pod};
+use cuzk_kernels::ff::ScalarForm;
 use cuzk_kernels::msm::plan::{
     Accumulation, Curve, MsmConfig, MsmIo, MsmPlan, Step, BATCH_AFFINE_THREADS, MSM_BLOCK,
 };
@@ -192,7 +193,7 @@ fn batch_affine_plan_launch_and_scratch() {
             assert!(begin >= sums_end && end <= plan.scratch_words(), "{n} {curve:?}: scratch outside the arena");
         }
         let mut steps = Vec::new();
-        let io = MsmIo { bases: 0, n_bases: n as u32, base_offset: 0, scalars: 0, density: 0, out: 0 };
+        let io = MsmIo { bases: 0, n_bases: n as u32, base_offset: 0, scalars: 0, scalar_form: ScalarForm::Montgomery, density: 0, out: 0 };
         plan.steps::<()>(&io, 0, |s| {
             steps.push(s);
             Ok(())

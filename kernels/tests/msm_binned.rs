@@ -9,6 +9,7 @@ use blstrs::Scalar;
 use common::curves::{G1, G2};
 use common::msm_host::*;
 use common::seeded_rng;
+use cuzk_kernels::ff::ScalarForm;
 use cuzk_kernels::msm::binned::{MAX_BINS_LOG, TILE};
 use cuzk_kernels::msm::digits::{digit_at, num_windows, SignedDigits};
 use cuzk_kernels::msm::plan::{Curve, MsmConfig, MsmIo, MsmPlan, Sort, Step};
@@ -28,6 +29,7 @@ fn sorted_buckets(scalars: &[Scalar], density: Option<&[u64]>, selected: usize, 
         n_bases: selected as u32,
         base_offset: 0,
         scalars: scalar_limbs.as_ptr() as u64,
+        scalar_form: ScalarForm::Montgomery,
         density: density.map_or(0, |d| d.as_ptr() as u64),
         out: 0,
     };
@@ -230,9 +232,10 @@ fn auto_bins_only_the_largest_untabled_msms() {
     };
     // A 32 GiB partition's H MSM: 2^27 − 1 scalars, c = 20.
     assert_eq!(sort_of((1 << 27) - 1, None, &auto), (20, Some(10), false));
-    assert_eq!(sort_of((1 << 26) + 1, None, &auto), (20, Some(10), false));
-    // At and below 2^26 the direct scatter is faster.
-    assert_eq!(sort_of(1 << 26, None, &auto), (20, None, false));
+    assert_eq!(sort_of(1 << 26, None, &auto), (20, Some(10), false));
+    // Below 2^26 the direct scatter is faster.
+    assert_eq!(sort_of((1 << 26) - 1, None, &auto), (18, None, false));
+    assert_eq!(sort_of(1 << 25, None, &auto), (18, None, false));
     assert_eq!(sort_of(1 << 24, None, &auto), (16, None, false));
     // A witness: the window and the sort follow its scalars other than 0 and 1.
     assert_eq!(sort_of(1 << 27, Some(2_600_000), &auto), (16, None, false));

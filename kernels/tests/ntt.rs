@@ -7,7 +7,7 @@
 use std::sync::OnceLock;
 
 use blstrs::Scalar;
-use cuzk_kernels::ff::Fr;
+use cuzk_kernels::ff::{Fr, ScalarForm};
 use cuzk_kernels::ntt::host::{fill_tables, run_pass};
 use cuzk_kernels::ntt::pass::{FLAG_LAZY_STORE, FLAG_ROW_TWIDDLES};
 use cuzk_kernels::ntt::plan::{self, pass_bits, Direction, Order, PassArgs, PassKind, Tables, MAX_PASS_BITS};
@@ -39,6 +39,13 @@ fn scalar(l: [u64; 4]) -> Scalar {
     let s = unsafe { std::mem::transmute::<[u64; 4], Scalar>(l) };
     assert!(bool::from(Scalar::from_repr(s.to_repr()).is_some()));
     s
+}
+
+/// The integer `s` as four little-endian words.
+fn canonical_limbs(s: &Scalar) -> [u64; 4] {
+    let repr = s.to_repr();
+    let bytes: &[u8] = repr.as_ref();
+    core::array::from_fn(|i| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap()))
 }
 
 fn to_words(v: &[Scalar]) -> Vec<u64> {
@@ -337,6 +344,10 @@ fn tables_hold_the_expected_powers() {
         let zinv = (g.pow_vartime([n]) - Scalar::ONE).invert().unwrap();
         assert_eq!(at(layout.scale_hi(Scale::InvN, log_n), 0), ninv);
         assert_eq!(at(layout.scale_hi(Scale::InvNZ, log_n), 0), ninv * zinv);
+        // The canonical twins hold the integers where the others hold
+        // their Montgomery forms.
+        assert_eq!(limbs(&at(layout.scale_hi(Scale::InvNZCanonical, log_n), 0)), canonical_limbs(&(ninv * zinv)));
+        assert_eq!(limbs(&at(layout.scale_hi(Scale::InvNZNegCanonical, log_n), 0)), canonical_limbs(&-(ninv * zinv)));
         let h = if log_n > 16 { 1u32 << (log_n - 16) } else { 1 };
         for j in [0, h - 1] {
             let e = (j as u64) << 16;
@@ -352,6 +363,8 @@ fn tables_hold_the_expected_powers() {
                 at(layout.scale_hi(Scale::HFinal, log_n), j),
                 gi.pow_vartime([e]) * ninv * zinv
             );
+            assert_eq!(limbs(&at(layout.scale_hi(Scale::HFinalCanonical, log_n), j)), canonical_limbs(&(gi.pow_vartime([e]) * ninv * zinv)));
+            assert_eq!(limbs(&at(layout.scale_hi(Scale::HFinalNegCanonical, log_n), j)), canonical_limbs(&-(gi.pow_vartime([e]) * ninv * zinv)));
         }
     }
     for log_len in 17..=MAX_LOG.min(20) {
@@ -502,6 +515,12 @@ fn host_h_with(
 }
 
 fn host_h_on(a: &[Scalar], b: &[Scalar], c: &[Scalar], log_n: u32, max_bits: u32, rng: &mut ChaCha8Rng, tables: &Tables) -> Vec<Scalar> {
+    from_words(&host_h_words(a, b, c, log_n, max_bits, rng, tables, ScalarForm::Montgomery))
+}
+
+/// The H step's 2^k − 1 outputs as written, in `form`.
+#[allow(clippy::too_many_arguments)]
+fn host_h_words(a: &[Scalar], b: &[Scalar], c: &[Scalar], log_n: u32, max_bits: u32, rng: &mut ChaCha8Rng, tables: &Tables, form: ScalarForm) -> Vec<u64> {
     let fused = tables.fused;
     let n = 1usize << log_n;
     let garbage = |v: &[Scalar], rng: &mut ChaCha8Rng| {
@@ -521,6 +540,7 @@ fn host_h_on(a: &[Scalar], b: &[Scalar], c: &[Scalar], log_n: u32, max_bits: u32
         bw.as_mut_ptr() as u64,
         cw.as_mut_ptr() as u64,
         out.as_mut_ptr() as u64,
+        form,
         tables,
         |p| passes.push(*p),
     );
@@ -533,7 +553,8 @@ fn host_h_on(a: &[Scalar], b: &[Scalar], c: &[Scalar], log_n: u32, max_bits: u32
         out[(n - 1) * 4..].iter().all(|&w| w == GUARD),
         "the H step wrote past its 2^k − 1 outputs"
     );
-    from_words(&out[..(n - 1) * 4])
+    out.truncate((n - 1) * 4);
+    out
 }
 
 #[test]
@@ -577,6 +598,12 @@ fn h_step_matches_reference() {
 /// (its last is scratch), every stage variant, fused or not, with row
 /// twiddles at 2^18.
 fn host_h_over_input(a: &[Scalar], b: &[Scalar], c: &[Scalar], log_n: u32, max_bits: u32, rng: &mut ChaCha8Rng, tables: &Tables) -> Vec<Scalar> {
+    from_words(&host_h_over_input_words(a, b, c, log_n, max_bits, rng, tables, ScalarForm::Montgomery))
+}
+
+/// [`host_h_over_input`]'s outputs as written, in `form`.
+#[allow(clippy::too_many_arguments)]
+fn host_h_over_input_words(a: &[Scalar], b: &[Scalar], c: &[Scalar], log_n: u32, max_bits: u32, rng: &mut ChaCha8Rng, tables: &Tables, form: ScalarForm) -> Vec<u64> {
     let n = 1usize << log_n;
     let garbage = |v: &[Scalar], rng: &mut ChaCha8Rng| {
         let mut w = to_words(v);
@@ -585,7 +612,7 @@ fn host_h_over_input(a: &[Scalar], b: &[Scalar], c: &[Scalar], log_n: u32, max_b
     };
     let (mut aw, mut bw, mut cw) = (garbage(a, rng), garbage(b, rng), garbage(c, rng));
     let mut passes = Vec::new();
-    plan::h_step_over_input(log_n, max_bits, a.len() as u32, aw.as_mut_ptr() as u64, bw.as_mut_ptr() as u64, cw.as_mut_ptr() as u64, tables, |p| passes.push(*p));
+    plan::h_step_over_input(log_n, max_bits, a.len() as u32, aw.as_mut_ptr() as u64, bw.as_mut_ptr() as u64, cw.as_mut_ptr() as u64, form, tables, |p| passes.push(*p));
     let per_transform = pass_bits(log_n, max_bits).count();
     let fused_passes = passes.iter().filter(|p| matches!(p.kind, PassKind::DifDit | PassKind::DitDif)).count();
     assert_eq!(passes.len(), 6 * per_transform - fused_passes, "as many launches as the H step");
@@ -597,7 +624,38 @@ fn host_h_over_input(a: &[Scalar], b: &[Scalar], c: &[Scalar], log_n: u32, max_b
     run(&passes[..split]);
     aw.iter_mut().for_each(|w| *w = rng.gen());
     run(&passes[split..]);
-    from_words(&bw[..(n - 1) * 4])
+    bw.truncate((n - 1) * 4);
+    bw
+}
+
+/// Both H steps asked for integers write each coefficient's canonical
+/// limbs (below r: the MSM's digits depend on it), the same values as in
+/// Montgomery form, for every stage variant, fused or not, at sizes of
+/// one pass and several, and with row twiddles at 2^18.
+#[test]
+fn h_step_writes_canonical_scalars() {
+    let mut rng = seeded("h_step_writes_canonical_scalars");
+    let canonical = |v: &[Scalar]| -> Vec<u64> { v.iter().flat_map(canonical_limbs).collect() };
+    let mut cases: Vec<(usize, u32)> = vec![(1, 10), (3, 10), (5, 1), (1000, 10), (1025, 10), (3000, 4), (5000, 10)];
+    cases.push(((1 << MAX_LOG) - 1000, MAX_PASS_BITS));
+    for (len, max_bits) in cases {
+        let log_n = (len as u64).next_power_of_two().trailing_zeros();
+        let (a, b, c) = (random(&mut rng, len), random(&mut rng, len), random(&mut rng, len));
+        let expected = canonical(&reference_h(&a, &b, &c, log_n));
+        // At 2^18 (row twiddles) once: the scale is the last pass's alone.
+        let (stages, fusions): (&[Stages], &[bool]) = if log_n == MAX_LOG { (&[(true, false, false, true)], &[true]) } else { (&ALL_STAGES, &[true, false]) };
+        for &st in stages {
+            for &fused in fusions {
+                let tables = Tables { fused, ..table_addrs_with(st) };
+                let got = host_h_words(&a, &b, &c, log_n, max_bits, &mut rng, &tables, ScalarForm::Canonical);
+                assert!(got == expected, "canonical H for n = {len} (2^{log_n}), max {max_bits} bits/pass, stages {st:?}, fused {fused}");
+                if plan::h_step_over_input_fits(log_n, max_bits) {
+                    let got = host_h_over_input_words(&a, &b, &c, log_n, max_bits, &mut rng, &tables, ScalarForm::Canonical);
+                    assert!(got == expected, "canonical H over b for n = {len} (2^{log_n}), max {max_bits} bits/pass, stages {st:?}, fused {fused}");
+                }
+            }
+        }
+    }
 }
 
 #[test]

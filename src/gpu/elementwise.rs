@@ -177,6 +177,20 @@ pub fn scalar_limbs(s: &[Scalar]) -> &[u64] {
     unsafe { std::slice::from_raw_parts(s.as_ptr().cast(), s.len() * FR_LIMBS) }
 }
 
+/// The scalars' integers as four little-endian u64 limbs each: what the
+/// H step writes when asked for `ScalarForm::Canonical`, and what an MSM
+/// of that form reads.
+pub fn canonical_limbs(s: &[Scalar]) -> Vec<u64> {
+    use ff::PrimeField;
+    s.iter()
+        .flat_map(|v| {
+            let repr = v.to_repr();
+            let bytes: [u8; 32] = repr.as_ref().try_into().expect("a scalar's repr is 32 bytes");
+            (0..FR_LIMBS).map(move |i| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().expect("8 bytes")))
+        })
+        .collect()
+}
+
 fn limbs_to_scalars(limbs: &[u64]) -> Vec<Scalar> {
     limbs
         .chunks_exact(FR_LIMBS)

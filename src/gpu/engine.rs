@@ -45,7 +45,7 @@ use super::compute_order::{ComputeOrder, Marker};
 
 use super::elementwise::scalar_limbs;
 use super::host_bases::HostBases;
-use super::msm::{msm_at, params_query_words, BasesAt, Carry, DeviceDensity, GpuBases, Level0Waves, MsmConfig, MsmInput, MsmPlan};
+use super::msm::{msm_at, params_query_words, BasesAt, Carry, DeviceDensity, GpuBases, Level0Waves, MsmConfig, MsmInput, MsmPlan, ScalarForm};
 use super::streamed_msm::Ring;
 use super::ntt::GpuNtt;
 use cuzk_kernels::ntt::TableLayout;
@@ -319,6 +319,8 @@ pub struct GpuEngine {
     staging_words: usize,
     /// `ProverConfig::streamed_bases_ahead`.
     bases_ahead: bool,
+    /// How the H step writes its coefficients (`ProverConfig::h_canonical`).
+    h_form: ScalarForm,
 }
 
 impl Drop for GpuEngine {
@@ -469,6 +471,7 @@ impl GpuEngine {
             arena_words,
             staging_words: staging,
             bases_ahead: config.streamed_bases_ahead,
+            h_form: if config.h_canonical { ScalarForm::Canonical } else { ScalarForm::Montgomery },
         };
         if config.faults.hang.is_some() || config.faults.upload_hang.is_some() {
             engine.devices[0].bind()?;
@@ -1001,14 +1004,14 @@ impl GpuEngine {
         let h_in_slot = scratch.h.is_none();
         let h_ptr = match scratch.h.as_mut() {
             Some(h) => {
-                unsafe { shared.ntt.h_step(gpu, &ws.stream, &mut a, &mut b, &mut c, st.evaluations, h)? };
+                unsafe { shared.ntt.h_step(gpu, &ws.stream, &mut a, &mut b, &mut c, st.evaluations, h, self.h_form)? };
                 h.as_device_ptr()
             }
             None => {
                 // The coefficients land in the slot's first region (passed
                 // as b: the product a·b is symmetric), leaving the other two
                 // one block for the MSMs' arena.
-                unsafe { shared.ntt.h_step_over_input_marked(gpu, &ws.stream, &mut b, &mut a, &mut c, st.evaluations, Some(&bufs.b_read))? };
+                unsafe { shared.ntt.h_step_over_input_marked(gpu, &ws.stream, &mut b, &mut a, &mut c, st.evaluations, self.h_form, Some(&bufs.b_read))? };
                 a.as_device_ptr()
             }
         };
@@ -1091,6 +1094,7 @@ impl GpuEngine {
                 let out = unsafe { bufs.results.as_device_ptr().add(self.places.at(msm, piece.k)) };
                 let part = MsmInput {
                     scalars: unsafe { input.scalars.add(piece.scalar_start * FR_WORDS) },
+                    form: input.form,
                     n: piece.n,
                     density: input.density.map(|d| DeviceDensity { words: unsafe { d.words.add(piece.scalar_start / 64) }, ones: piece.selected }),
                     base_offset: 0,
@@ -1208,7 +1212,9 @@ impl GpuEngine {
             ProofMsm::L | ProofMsm::AAux | ProofMsm::BG1Aux | ProofMsm::BG2Aux => Some(st.aux_general.total()),
             _ => None,
         };
-        MsmInput { scalars, n: msm.scalars(lay), density, base_offset, general }
+        // The witness is in blstrs' form; the H step's output in its own.
+        let form = if msm == ProofMsm::H { self.h_form } else { ScalarForm::Montgomery };
+        MsmInput { scalars, form, n: msm.scalars(lay), density, base_offset, general }
     }
 
     /// Whether a worker slot's stream has nothing left to run (for tests

@@ -26,6 +26,8 @@ use cuzk_kernels::msm::tables::{TABLE_BATCH, TABLE_SCRATCH_ELEMENTS};
 
 pub use cuzk_kernels::msm::plan::{default_window_bits, table_spacing_bits, Accumulation, Carry, Curve as MsmCurve, Level0Waves, MsmConfig, MsmPlan, Sort};
 
+pub use cuzk_kernels::ff::ScalarForm;
+
 use super::bound_buffer::BoundBuffer;
 use super::elementwise::scalar_limbs;
 use super::launch::launch_blocks_of;
@@ -270,8 +272,12 @@ pub struct DeviceDensity {
 /// The scalars of one MSM, already on the device.
 #[derive(Clone, Copy, Debug)]
 pub struct MsmInput {
-    /// `n` scalars as blstrs `Scalar` limbs (Montgomery form).
+    /// `n` scalars, in `form`.
     pub scalars: DevicePointer<u64>,
+    /// How the scalars hold their values: blstrs `Scalar` limbs
+    /// (Montgomery form) or the integers themselves (as the prover's H
+    /// step writes them, sparing the MSM a conversion per window).
+    pub form: ScalarForm,
     /// Number of scalars.
     pub n: usize,
     /// Which scalars take part; the `k`-th selected one pairs with base
@@ -473,6 +479,7 @@ unsafe fn msm_enqueue(
         n_bases: bases.len as u32,
         base_offset: input.base_offset as u32,
         scalars: input.scalars.as_raw(),
+        scalar_form: input.form,
         density: input.density.map_or(0, |d| d.words.as_raw()),
         out: out.as_raw(),
     };
@@ -544,6 +551,7 @@ fn msm_blocking(
     let stream = Stream::new(StreamFlags::DEFAULT, None).map_err(|e| gpu_err("stream", e))?;
     let input = MsmInput {
         scalars: scalar_buf.as_device_ptr(),
+        form: ScalarForm::Montgomery,
         n: scalars.len(),
         density: density_buf.as_ref().zip(density).map(|(b, d)| DeviceDensity { words: b.as_device_ptr(), ones: d.count_ones() }),
         base_offset,

@@ -20,6 +20,7 @@ use blstrs::Scalar;
 use cust::memory::{CopyDestination, DeviceBuffer, DeviceSlice};
 use cust::module::Module;
 use cust::stream::{Stream, StreamFlags};
+pub use cuzk_kernels::ff::ScalarForm;
 use cuzk_kernels::ntt::plan::{self, PassArgs, Tables};
 pub use cuzk_kernels::ntt::plan::{Direction, Order, MAX_PASS_BITS};
 use cuzk_kernels::ntt::TableLayout;
@@ -234,8 +235,9 @@ impl GpuNtt {
     /// elements) receives the 2^k − 1 coefficients of `h = (a·b − c)/Z`
     /// in natural order, as `cuzk::cpu::h::h_coefficients` computes them
     /// for a domain of 2^k (i.e. when 2^k is `n` rounded up to a power of
-    /// two). Nothing is allocated; see `cuzk_kernels::ntt::plan::h_step`
-    /// for the passes.
+    /// two), in `form` (Montgomery: as blstrs' `Scalar`; canonical: what
+    /// the H MSM reads without converting). Nothing is allocated; see
+    /// `cuzk_kernels::ntt::plan::h_step` for the passes.
     ///
     /// # Safety
     /// `a`, `b`, `c` and `out` must stay allocated, and untouched by other
@@ -251,11 +253,12 @@ impl GpuNtt {
         c: &mut DeviceSlice<u64>,
         n: usize,
         out: &mut DeviceSlice<u64>,
+        form: ScalarForm,
     ) -> Result<(), ProverError> {
         let log_n = self.check_h_buffers(gpu, [&*a, &*b, &*c], n, Some(&*out))?;
         let addr = |s: &DeviceSlice<u64>| s.as_device_ptr().as_raw();
         let mut passes = Vec::new();
-        plan::h_step(log_n, self.max_bits, n as u32, addr(a), addr(b), addr(c), addr(out), &self.tables(), |p| passes.push(*p));
+        plan::h_step(log_n, self.max_bits, n as u32, addr(a), addr(b), addr(c), addr(out), form, &self.tables(), |p| passes.push(*p));
         launch_all(&gpu.module, stream, &passes)
     }
 
@@ -267,8 +270,18 @@ impl GpuNtt {
     ///
     /// # Safety
     /// As for [`Self::h_step`].
-    pub unsafe fn h_step_over_input(&self, gpu: &GpuDevice, stream: &Stream, a: &mut DeviceSlice<u64>, b: &mut DeviceSlice<u64>, c: &mut DeviceSlice<u64>, n: usize) -> Result<(), ProverError> {
-        self.h_step_over_input_marked(gpu, stream, a, b, c, n, None)
+    #[allow(clippy::too_many_arguments)]
+    pub unsafe fn h_step_over_input(
+        &self,
+        gpu: &GpuDevice,
+        stream: &Stream,
+        a: &mut DeviceSlice<u64>,
+        b: &mut DeviceSlice<u64>,
+        c: &mut DeviceSlice<u64>,
+        n: usize,
+        form: ScalarForm,
+    ) -> Result<(), ProverError> {
+        self.h_step_over_input_marked(gpu, stream, a, b, c, n, form, None)
     }
 
     /// [`Self::h_step_over_input`], recording `a_read` on the stream once
@@ -287,6 +300,7 @@ impl GpuNtt {
         b: &mut DeviceSlice<u64>,
         c: &mut DeviceSlice<u64>,
         n: usize,
+        form: ScalarForm,
         a_read: Option<&Marker>,
     ) -> Result<(), ProverError> {
         let log_n = self.check_h_buffers(gpu, [&*a, &*b, &*c], n, None)?;
@@ -295,7 +309,7 @@ impl GpuNtt {
         }
         let addr = |s: &DeviceSlice<u64>| s.as_device_ptr().as_raw();
         let mut passes = Vec::new();
-        plan::h_step_over_input(log_n, self.max_bits, n as u32, addr(a), addr(b), addr(c), &self.tables(), |p| passes.push(*p));
+        plan::h_step_over_input(log_n, self.max_bits, n as u32, addr(a), addr(b), addr(c), form, &self.tables(), |p| passes.push(*p));
         let split = plan::passes_through(&passes, addr(a));
         launch_all(&gpu.module, stream, &passes[..split])?;
         if let Some(m) = a_read {
@@ -383,7 +397,7 @@ impl GpuNtt {
         let mut out = DeviceBuffer::from_slice(&vec![u64::MAX; (domain - 1) * FR_WORDS]).map_err(|e| gpu_err("H output", e))?;
         // SAFETY: the buffers live until after the synchronize below, which
         // also runs when enqueuing failed half way.
-        let enqueued = unsafe { self.h_step(gpu, &stream, &mut da, &mut db, &mut dc, a.len(), &mut out) };
+        let enqueued = unsafe { self.h_step(gpu, &stream, &mut da, &mut db, &mut dc, a.len(), &mut out, ScalarForm::Montgomery) };
         let ran = stream.synchronize().map_err(|e| gpu_err("H step", e));
         enqueued.and(ran)?;
         let mut h = vec![Scalar::from(0u64); domain - 1];

@@ -143,6 +143,12 @@ pub struct ProverConfig {
     /// assignments, 1.678 → 1.649 s per proof, 1.593 → 1.541 with fitted
     /// waves); off: two staging buffers. Proofs are the same either way.
     pub streamed_bases_ahead: bool,
+    /// GPU: the H step writes its coefficients as integers rather than in
+    /// Montgomery form (its last scales fold in `R^-1`, at no cost), so
+    /// the H MSM cuts its digits from them without converting each scalar
+    /// once per window. On by default; off: Montgomery form, for
+    /// comparison. Proofs are the same either way.
+    pub h_canonical: bool,
     /// Test hook: GPU operations made to fail (see `FaultPlan`).
     #[doc(hidden)]
     pub faults: crate::prover::faults::FaultPlan,
@@ -172,6 +178,7 @@ impl Default for ProverConfig {
             msm_carried_buckets: true,
             msm_fill_waves: true,
             streamed_bases_ahead: true,
+            h_canonical: true,
             faults: Default::default(),
         }
     }

@@ -7,6 +7,7 @@ pub mod fp2;
 pub mod lazy;
 pub mod limbs;
 pub mod mont;
+pub mod scalar_form;
 pub mod window_exp;
 #[cfg(target_arch = "nvptx64")]
 pub mod ptx_montmul;
@@ -16,3 +17,4 @@ pub use field::Field;
 pub use fp2::Fp2;
 pub use lazy::Lazy;
 pub use mont::{Mont, MontConfig};
+pub use scalar_form::ScalarForm;

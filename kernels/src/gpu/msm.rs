@@ -66,11 +66,12 @@ kernel! {
         windows: u32,
         sets: u32,
         stride: u32,
+        form: u32,
         counts: *mut u32,
         digit_list: *mut u32,
         digit_count: *mut u32,
     ) {
-        let a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows, sets, stride };
+        let a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows, sets, stride, canonical: form != 0 };
         sort::histogram(&a, counts, digit_list, digit_count);
     }
 }
@@ -90,6 +91,7 @@ kernel! {
         windows: u32,
         sets: u32,
         stride: u32,
+        form: u32,
         cursor: *mut u32,
         entries: *mut u32,
         digit_list: *const u32,
@@ -97,7 +99,7 @@ kernel! {
         round_begin: u32,
         round_end: u32,
     ) {
-        let a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows, sets, stride };
+        let a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows, sets, stride, canonical: form != 0 };
         sort::scatter(&a, cursor, entries, digit_list, digit_count, round_begin, round_end);
     }
 }
@@ -118,6 +120,7 @@ kernel! {
         windows: u32,
         sets: u32,
         stride: u32,
+        form: u32,
         counts: *mut u32,
         shape: u64,
         padded: *mut u32,
@@ -125,7 +128,7 @@ kernel! {
         overflow_count: *mut u32,
         rounds: u32,
     ) {
-        let a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows, sets, stride };
+        let a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows, sets, stride, canonical: form != 0 };
         let shape = padded::PaddedShape::unpack(shape);
         padded::scatter(&a, counts, shape, padded, overflow, overflow_count, rounds & 0xffff, rounds >> 16);
     }
@@ -146,34 +149,54 @@ kernel! {
     }
 }
 
-kernel! {
+/// Pass 1 of the binned scatter, one kernel per scalar form: `form` must
+/// be the kernel's own (`Step::kernel` picks it). Specialized because
+/// the conversion out of Montgomery form holds registers the whole pass:
+/// without it `msm_bin_canonical` fits two 512-thread blocks per SM.
+macro_rules! msm_bin_kernel {
+    ($(#[doc = $doc:literal])* $name:ident, canonical: $canonical:literal) => {
+        kernel! {
+            $(#[doc = $doc])*
+            fn $name(
+                scalars: *const u64,
+                n: u32,
+                density: *const u64,
+                prefix: *const u32,
+                base_offset: u32,
+                n_bases: u32,
+                c: u32,
+                windows: u32,
+                sets: u32,
+                stride: u32,
+                form: u32,
+                starts: *const u32,
+                cursor: *mut u32,
+                bin_cursor: *mut u32,
+                staged: *mut u64,
+                entries: *mut u32,
+                digit_list: *const u32,
+                digit_count: *const u32,
+                round_bins: u32,
+                tiles: u32,
+            ) {
+                let _ = form;
+                let a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows, sets, stride, canonical: $canonical };
+                binned::bin(&a, round_bins & 0xffff, round_bins >> 16, tiles, starts, cursor, bin_cursor, staged, entries, digit_list, digit_count);
+            }
+        }
+    };
+}
+
+msm_bin_kernel! {
     /// Binned scatter, pass 1 ([`binned::bin`]) of window `round_bins &
-    /// 0xffff` with `2^(round_bins >> 16)` bins: `tiles` blocks of
-    /// [`crate::msm::block::BLOCK`] threads.
-    fn msm_bin(
-        scalars: *const u64,
-        n: u32,
-        density: *const u64,
-        prefix: *const u32,
-        base_offset: u32,
-        n_bases: u32,
-        c: u32,
-        windows: u32,
-        sets: u32,
-        stride: u32,
-        starts: *const u32,
-        cursor: *mut u32,
-        bin_cursor: *mut u32,
-        staged: *mut u64,
-        entries: *mut u32,
-        digit_list: *const u32,
-        digit_count: *const u32,
-        round_bins: u32,
-        tiles: u32,
-    ) {
-        let a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows, sets, stride };
-        binned::bin(&a, round_bins & 0xffff, round_bins >> 16, tiles, starts, cursor, bin_cursor, staged, entries, digit_list, digit_count);
-    }
+    /// 0xffff` with `2^(round_bins >> 16)` bins, scalars in Montgomery
+    /// form: `tiles` blocks of [`crate::msm::block::BLOCK`] threads.
+    msm_bin, canonical: false
+}
+
+msm_bin_kernel! {
+    /// [`msm_bin`] for scalars that are integers.
+    msm_bin_canonical, canonical: true
 }
 
 kernel! {

@@ -124,17 +124,17 @@ pub unsafe fn bin(
                         index[q] = if in_place { k as usize } else { *digit_list.add(k as usize) as usize };
                     }
                 });
-                let mut mont = [Fr::ZERO; READ_GROUP as usize];
+                let mut stored = [Fr::ZERO; READ_GROUP as usize];
                 unrolled_for!(q in 0..READ_GROUP as usize => {
                     if index[q] != usize::MAX {
-                        mont[q] = read(a, index[q]);
+                        stored[q] = read(a, index[q]);
                     }
                 });
                 unrolled_for!(q in 0..READ_GROUP as usize => {
                     let (key, entry) = if index[q] == usize::MAX {
                         (NO_KEY, 0)
                     } else {
-                        let (base, limbs, kind) = classify(a, index[q], mont[q]);
+                        let (base, limbs, kind) = classify(a, index[q], stored[q]);
                         window_key(kind, &limbs, round, base, a.c, ones)
                     };
                     let item = &mut mine[g * READ_GROUP as usize + q];

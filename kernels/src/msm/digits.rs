@@ -186,7 +186,8 @@ pub fn digit_at(s: &[u64; 4], c: u32, w: u32) -> (u32, bool) {
 /// derive exactly the same entries.
 #[derive(Clone, Copy)]
 pub struct DigitArgs {
-    /// `n` scalars, Montgomery form (blstrs `Scalar` limbs).
+    /// `n` scalars, in Montgomery form (blstrs `Scalar` limbs) or, with
+    /// `canonical`, as the integers themselves.
     pub scalars: *const u64,
     pub n: u32,
     /// Density bitmap (`ceil(n/64)` words, bit `i` selects scalar `i`), or null.
@@ -211,6 +212,10 @@ pub struct DigitArgs {
     pub sets: u32,
     /// Bases per table (0 without tables).
     pub stride: u32,
+    /// The scalars are integers below `r`
+    /// ([`crate::ff::ScalarForm::Canonical`]): read as they are, not
+    /// converted out of Montgomery form.
+    pub canonical: bool,
 }
 
 /// Consecutive windows that share a bucket set (1 without tables, where
@@ -262,7 +267,7 @@ pub unsafe fn load(a: &DigitArgs, i: usize) -> (u32, [u64; 4], Kind) {
     classify(a, i, Fr::load(a.scalars.add(i * 4)))
 }
 
-/// Scalar `i` as read from `a.scalars` (Montgomery form), through the
+/// Scalar `i` as read from `a.scalars` (in their form), through the
 /// read-only cache: [`classify`] it. Split from [`load`] so a thread can
 /// issue several scalars' reads before it waits on the first.
 ///
@@ -273,13 +278,13 @@ pub unsafe fn read(a: &DigitArgs, i: usize) -> Fr {
     Fr::load_readonly(a.scalars.add(i * 4))
 }
 
-/// [`load`] of scalar `i` whose Montgomery form `mont` was already read.
+/// [`load`] of scalar `i` whose limbs `stored` were already read.
 ///
 /// # Safety
 /// As for [`load`].
 #[inline(always)]
-pub unsafe fn classify(a: &DigitArgs, i: usize, mont: Fr) -> (u32, [u64; 4], Kind) {
-    let s = mont.to_canonical();
+pub unsafe fn classify(a: &DigitArgs, i: usize, stored: Fr) -> (u32, [u64; 4], Kind) {
+    let s = if a.canonical { stored.limbs } else { stored.to_canonical() };
     let base = if a.density.is_null() {
         a.base_offset.wrapping_add(i as u32)
     } else {

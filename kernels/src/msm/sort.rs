@@ -3,7 +3,8 @@
 //!
 //! Both passes recompute the digits from the scalars rather than storing
 //! `n · W` keys in between: a Montgomery-to-canonical conversion per scalar is
-//! far cheaper than the memory. One thread per scalar walks its `W` windows;
+//! far cheaper than the memory (and none is needed for scalars handed over
+//! as integers, [`crate::ff::ScalarForm::Canonical`]). One thread per scalar walks its `W` windows;
 //! all lanes of a warp walk them in lockstep so that lanes hitting the same
 //! key in the same round (skewed inputs: many equal small scalars, or the
 //! ones bucket) share one atomic ([`super::warp::aggregated_increment`]).

@@ -11,6 +11,7 @@ use super::pass::{
     FLAG_ROW_TWIDDLES, FLAG_SUBTRACT_OUT,
 };
 use super::tables::{Scale, TableLayout, HALF};
+use crate::ff::ScalarForm;
 
 /// Most bits (radix-2 stages) one pass may take: a tile holds 2^10 elements.
 pub const MAX_PASS_BITS: u32 = TILE_LOG;
@@ -127,9 +128,11 @@ impl Tables {
     fn scale(&self, scale: Scale, log_n: u32) -> (u64, u64) {
         let hi = self.at(self.layout.scale_hi(scale, log_n));
         let lo = match scale {
-            Scale::InvN | Scale::InvNZ | Scale::InvNZNeg => 0,
+            Scale::InvN | Scale::InvNZ | Scale::InvNZNeg | Scale::InvNZCanonical | Scale::InvNZNegCanonical => 0,
             Scale::CosetFwdInvN => self.at(TableLayout::G_LO),
-            Scale::CosetInvN | Scale::HFinal | Scale::HFinalNeg => self.at(TableLayout::GI_LO),
+            Scale::CosetInvN | Scale::HFinal | Scale::HFinalNeg | Scale::HFinalCanonical | Scale::HFinalNegCanonical => {
+                self.at(TableLayout::GI_LO)
+            }
         };
         (hi, lo)
     }
@@ -410,6 +413,10 @@ impl Passes {
 ///    `C/Z`. `k = N − 1` (zero for a satisfied circuit; bellperson drops
 ///    it) is not written.
 ///
+/// `form` is how `out` holds `h`: in Montgomery form, as blstrs' `Scalar`
+/// does, or as integers (the two final scales times `R^-1`; what the H
+/// MSM reads without converting), at the same cost.
+///
 /// With `tables.fused` (and at least two passes per transform), the
 /// transforms' adjacent ends run as single launches ([`fuse`]): the last
 /// inverse pass of `a` (`b`) with its first forward pass (same innermost
@@ -425,6 +432,7 @@ pub fn h_step(
     b: u64,
     c: u64,
     out: u64,
+    form: ScalarForm,
     tables: &Tables,
     mut emit: impl FnMut(&PassArgs),
 ) {
@@ -460,7 +468,7 @@ pub fn h_step(
     coset(a_passes, fused as usize);
     let c_ends = Ends {
         valid: Some(valid),
-        scale_out: Some(tables.scale(Scale::InvNZ, log_n)),
+        scale_out: Some(tables.scale(Scale::InvNZ.in_form(form), log_n)),
         scatter: Some((out, out_len)),
         ..Ends::default()
     };
@@ -470,7 +478,7 @@ pub fn h_step(
         a,
         Ends {
             pointwise: Some((b, 0)),
-            scale_out: Some(tables.scale(Scale::HFinal, log_n)),
+            scale_out: Some(tables.scale(Scale::HFinal.in_form(form), log_n)),
             scatter: Some((out, out_len)),
             subtract_out: true,
             ..Ends::default()
@@ -504,10 +512,20 @@ pub fn h_step_over_input_fits(log_n: u32, max_bits: u32) -> bool {
 /// coefficients into `b` in natural order, and `c`'s inverse writes
 /// `−C/Z − b[k]` there: `h = (a·b − c)/Z`, `2^k − 1` coefficients
 /// (`b[2^k − 1]` holds scratch). The transforms are the same six, so
-/// it costs what [`h_step`] costs, in a third less memory. Only where
-/// [`h_step_over_input_fits`].
+/// it costs what [`h_step`] costs, in a third less memory; `form` as
+/// there. Only where [`h_step_over_input_fits`].
 #[allow(clippy::too_many_arguments)]
-pub fn h_step_over_input(log_n: u32, max_bits: u32, valid: u32, a: u64, b: u64, c: u64, tables: &Tables, mut emit: impl FnMut(&PassArgs)) {
+pub fn h_step_over_input(
+    log_n: u32,
+    max_bits: u32,
+    valid: u32,
+    a: u64,
+    b: u64,
+    c: u64,
+    form: ScalarForm,
+    tables: &Tables,
+    mut emit: impl FnMut(&PassArgs),
+) {
     assert!(h_step_over_input_fits(log_n, max_bits), "the H step over its input needs two passes or more");
     let out_len = ((1u64 << log_n) - 1) as u32;
     let inverse = |x: u64, ends: Ends| Passes::of(|e| transform(log_n, max_bits, false, true, x, tables, ends, &mut |p| e(p)));
@@ -532,7 +550,7 @@ pub fn h_step_over_input(log_n: u32, max_bits: u32, valid: u32, a: u64, b: u64, 
     coset(a_passes, fused as usize, &mut emit);
     let last = inverse(
         a,
-        Ends { pointwise: Some((b, 0)), scale_out: Some(tables.scale(Scale::HFinalNeg, log_n)), scatter: Some((b, out_len)), ..Ends::default() },
+        Ends { pointwise: Some((b, 0)), scale_out: Some(tables.scale(Scale::HFinalNeg.in_form(form), log_n)), scatter: Some((b, out_len)), ..Ends::default() },
     );
     if fused {
         emit(&fuse(&a_passes.1.last(), &last.first()));
@@ -540,7 +558,7 @@ pub fn h_step_over_input(log_n: u32, max_bits: u32, valid: u32, a: u64, b: u64, 
     } else {
         last.emit(0, last.len, &mut emit);
     }
-    let c_ends = Ends { valid: Some(valid), scale_out: Some(tables.scale(Scale::InvNZNeg, log_n)), scatter: Some((b, out_len)), subtract_out: true, ..Ends::default() };
+    let c_ends = Ends { valid: Some(valid), scale_out: Some(tables.scale(Scale::InvNZNeg.in_form(form), log_n)), scatter: Some((b, out_len)), subtract_out: true, ..Ends::default() };
     let c_passes = inverse(c, c_ends);
     c_passes.emit(0, c_passes.len, &mut emit);
 }

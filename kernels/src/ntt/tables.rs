@@ -147,6 +147,33 @@ pub enum Scale {
     /// `−g^-k · (g^N - 1)^-1 / N`: [`Scale::HFinal`] negated, for the H
     /// step that writes its output over an input.
     HFinalNeg,
+    /// [`Scale::InvNZ`]`·R^-1`: the H step's `C/Z` written as integers
+    /// ([`crate::ff::ScalarForm::Canonical`]).
+    InvNZCanonical,
+    /// [`Scale::InvNZNeg`]`·R^-1`.
+    InvNZNegCanonical,
+    /// [`Scale::HFinal`]`·R^-1`.
+    HFinalCanonical,
+    /// [`Scale::HFinalNeg`]`·R^-1`.
+    HFinalNegCanonical,
+}
+
+#[cfg(not(target_arch = "nvptx64"))]
+impl Scale {
+    /// The H step's scale that writes its output in `form`: the product
+    /// by a table entry already holding `R^-1` leaves `x` where it would
+    /// leave `x·R` (only the H step's four scales have such a twin).
+    pub fn in_form(self, form: crate::ff::ScalarForm) -> Scale {
+        use crate::ff::ScalarForm;
+        match (form, self) {
+            (ScalarForm::Montgomery, s) => s,
+            (ScalarForm::Canonical, Scale::InvNZ) => Scale::InvNZCanonical,
+            (ScalarForm::Canonical, Scale::InvNZNeg) => Scale::InvNZNegCanonical,
+            (ScalarForm::Canonical, Scale::HFinal) => Scale::HFinalCanonical,
+            (ScalarForm::Canonical, Scale::HFinalNeg) => Scale::HFinalNegCanonical,
+            (ScalarForm::Canonical, s) => panic!("{s:?} has no canonical twin"),
+        }
+    }
 }
 
 #[cfg(not(target_arch = "nvptx64"))]
@@ -251,7 +278,7 @@ impl TableLayout {
         let mut at = self.g_hi() + hi_count(self.max_log);
         let mut l = 0;
         while l < log_n {
-            at += 3 + 4 * hi_count(l);
+            at += 5 + 6 * hi_count(l);
             l += 1;
         }
         at
@@ -269,6 +296,10 @@ impl TableLayout {
             Scale::CosetInvN => at + 3 + h,
             Scale::HFinal => at + 3 + 2 * h,
             Scale::HFinalNeg => at + 3 + 3 * h,
+            Scale::InvNZCanonical => at + 3 + 4 * h,
+            Scale::InvNZNegCanonical => at + 4 + 4 * h,
+            Scale::HFinalCanonical => at + 5 + 4 * h,
+            Scale::HFinalNegCanonical => at + 5 + 5 * h,
         }
     }
 
@@ -394,6 +425,16 @@ impl TableLayout {
                 base: pow16(g_inv),
                 first: -(zinv * n_inv),
             });
+            // The same four times R^-1, whose Montgomery form is 1.
+            let r_inv = Fr::from_raw([1, 0, 0, 0]);
+            for (scale, count, base, first) in [
+                (Scale::InvNZCanonical, 1, one, zinv * n_inv),
+                (Scale::InvNZNegCanonical, 1, one, -(zinv * n_inv)),
+                (Scale::HFinalCanonical, h, pow16(g_inv), zinv * n_inv),
+                (Scale::HFinalNegCanonical, h, pow16(g_inv), -(zinv * n_inv)),
+            ] {
+                f(Job { offset: self.scale_hi(scale, log_n), count, base, first: first * r_inv });
+            }
             g_pow_n = g_pow_n.square();
             n_inv = n_inv * two_inv;
         }

@@ -3,6 +3,7 @@
 //! CUDA driver passes them; reference sums and test inputs beside it.
 
 use blstrs::Scalar;
+use cuzk_kernels::ff::ScalarForm;
 use cuzk_kernels::gpu::msm as k;
 use cuzk_kernels::msm::plan::{Carry, Curve, MsmConfig, MsmIo, MsmPlan, Sort, Step};
 use ff::{Field, PrimeField};
@@ -43,11 +44,11 @@ pub unsafe fn exec(curve: Curve, step: Step) {
             k::msm_scan_apply(p32(0), u(1), p32(2))
         }
         Step::Histogram { .. } => {
-            assert_eq!(n, 13);
-            k::msm_histogram(p64(0), u(1), p64(2), p32(3), u(4), u(5), u(6), u(7), u(8), u(9), p32(10), p32(11), p32(12))
+            assert_eq!(n, 14);
+            k::msm_histogram(p64(0), u(1), p64(2), p32(3), u(4), u(5), u(6), u(7), u(8), u(9), u(10), p32(11), p32(12), p32(13))
         }
         Step::Scatter { .. } => {
-            assert_eq!(n, 16);
+            assert_eq!(n, 17);
             k::msm_scatter(
                 p64(0),
                 u(1),
@@ -59,24 +60,29 @@ pub unsafe fn exec(curve: Curve, step: Step) {
                 u(7),
                 u(8),
                 u(9),
-                p32(10),
+                u(10),
                 p32(11),
                 p32(12),
                 p32(13),
-                u(14),
+                p32(14),
                 u(15),
+                u(16),
             )
         }
         Step::ScatterPadded { .. } => {
-            assert_eq!(n, 16);
+            assert_eq!(n, 17);
             k::msm_scatter_padded(
-                p64(0), u(1), p64(2), p32(3), u(4), u(5), u(6), u(7), u(8), u(9), p32(10), a[11], p32(12), p64(13), p32(14), u(15),
+                p64(0), u(1), p64(2), p32(3), u(4), u(5), u(6), u(7), u(8), u(9), u(10), p32(11), a[12], p32(13), p64(14), p32(15), u(16),
             )
         }
         Step::Bin { .. } => {
-            assert_eq!(n, 19);
-            k::msm_bin(
-                p64(0), u(1), p64(2), p32(3), u(4), u(5), u(6), u(7), u(8), u(9), p32(10), p32(11), p32(12), p64(13), p32(14), p32(15), p32(16), u(17), u(18),
+            assert_eq!(n, 20);
+            let bin = match step.kernel(curve) {
+                Some("msm_bin_canonical") => k::msm_bin_canonical,
+                _ => k::msm_bin,
+            };
+            bin(
+                p64(0), u(1), p64(2), p32(3), u(4), u(5), u(6), u(7), u(8), u(9), u(10), p32(11), p32(12), p32(13), p64(14), p32(15), p32(16), p32(17), u(18), u(19),
             )
         }
         Step::Refine { .. } => {
@@ -214,12 +220,31 @@ pub fn host_msm_run<C: MsmCurve>(
 where
     C::Affine: Pod,
 {
+    host_msm_run_in::<C>(bases, per_table, base_offset, scalars, ScalarForm::Montgomery, density, selected, general, config)
+}
+
+/// [`host_msm_run`] with the scalars handed to the plan in `form`.
+#[allow(clippy::too_many_arguments)]
+pub fn host_msm_run_in<C: MsmCurve>(
+    bases: &[C::Affine],
+    per_table: usize,
+    base_offset: usize,
+    scalars: &[Scalar],
+    form: ScalarForm,
+    density: Option<&[u64]>,
+    selected: usize,
+    general: Option<usize>,
+    config: &MsmConfig,
+) -> C::Projective
+where
+    C::Affine: Pod,
+{
     let plan = MsmPlan::for_witness(scalars.len(), selected, general, C::CURVE, config).expect("plan");
     // Poisoned arena: whatever the pipeline reads without writing first
     // shows up as garbage, not as a lucky zero.
     let mut arena = vec![0xa5a5_a5a5_a5a5_a5a5u64; plan.scratch_words()];
     let base_limbs = limbs(bases);
-    let scalar_limbs = limbs(scalars);
+    let scalar_limbs = scalar_limbs(scalars, form);
     let density: Option<Vec<u64>> = density.map(|d| d.to_vec());
     let mut out = vec![0xdead_beefu64; C::CURVE.jacobian_limbs()];
     let io = MsmIo {
@@ -227,6 +252,7 @@ where
         n_bases: per_table as u32,
         base_offset: base_offset as u32,
         scalars: scalar_limbs.as_ptr() as u64,
+        scalar_form: form,
         density: density.as_ref().map_or(0, |d| d.as_ptr() as u64),
         out: out.as_mut_ptr() as u64,
     };
@@ -300,6 +326,7 @@ where
             // SAFETY (of the offsets): the call's scalars and density words
             // lie in the slices.
             scalars: scalar_limbs[call.start * 4..].as_ptr() as u64,
+            scalar_form: ScalarForm::Montgomery,
             density: density.as_ref().map_or(0, |d| d[call.start / 64..].as_ptr() as u64),
             out: out.as_mut_ptr() as u64,
         };
@@ -344,6 +371,14 @@ pub fn bases<C: TestCurve>(rng: &mut ChaCha8Rng, n: usize) -> Vec<C::Affine> {
         }
     }
     b
+}
+
+/// The scalars' limbs as an MSM reads them in `form`.
+pub fn scalar_limbs(scalars: &[Scalar], form: ScalarForm) -> Vec<u64> {
+    match form {
+        ScalarForm::Montgomery => limbs(scalars),
+        ScalarForm::Canonical => scalars.iter().flat_map(canonical).collect(),
+    }
 }
 
 pub fn canonical(s: &Scalar) -> [u64; 4] {

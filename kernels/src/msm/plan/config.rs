@@ -136,19 +136,19 @@ pub enum Sort {
 /// Whether [`Sort::Auto`] bins the scatter of an untabled MSM with window
 /// `c` and `general` scalars with digits: with one window's cursors beyond
 /// the direct scatter's L2 share ([`SCATTER_CURSOR_BYTES`], so one window
-/// a launch, c ≥ 18) and more than 2^26 of them. H100, G1 2^27 (c = 20):
-/// 854.5 ms counted, 823.0 binned (the sort 147 → 115 ms). The two passes
-/// cost about the same per entry at every size, the direct scatter more
-/// the larger the MSM (55 ps an entry at 2^26 on an H200, 71 at 2^27):
-/// about even at 2^26, so that stays counted (docs/PERFORMANCE.md,
-/// "Binned scatter").
+/// a launch, c ≥ 18) and at least 2^26 of them. The direct scatter costs
+/// more per entry the larger the MSM, the two passes about the same. On
+/// an H200 (2026-12-06, scalars as integers / in Montgomery form): G1 2^25
+/// (c = 18) 232.8 / 235.5 ms counted against 234.5 / 240.8 binned; 2^26
+/// (c = 20) 427.0 / 427.9 against 414.0 / 424.6; 2^27 823.9 / 825.7
+/// against 798.1 / 817.5 (docs/PERFORMANCE.md, "Binned scatter").
 pub fn auto_bins(c: u32, general: usize) -> bool {
     let one_window_a_launch = 2 * (4u64 << (c - 1)) > SCATTER_CURSOR_BYTES;
-    one_window_a_launch && general > AUTO_BINNED_ABOVE
+    one_window_a_launch && general >= AUTO_BINNED_FROM
 }
 
 /// See [`auto_bins`].
-pub const AUTO_BINNED_ABOVE: usize = 1 << 26;
+pub const AUTO_BINNED_FROM: usize = 1 << 26;
 
 /// Bins per window of the binned sort: 2^10, fewer when the window has
 /// fewer buckets.

@@ -424,6 +424,7 @@ impl MsmPlan {
             windows: self.windows,
             sets: self.sets,
             stride: if self.tables > 1 { io.n_bases } else { 0 },
+            form: io.scalar_form,
         };
         let starts = at(l.starts.levels[0].0);
         let cursor = at(l.cursor);

@@ -2,6 +2,7 @@
 //! their arguments), and the steps of an in-place scan.
 
 use super::*;
+use crate::ff::ScalarForm;
 use crate::msm::block::BLOCK as BIN_BLOCK;
 
 
@@ -14,8 +15,10 @@ pub struct MsmIo {
     pub n_bases: u32,
     /// Index of the base paired with the first (selected) scalar.
     pub base_offset: u32,
-    /// `n` scalars, Montgomery limbs (blstrs `Scalar`).
+    /// `n` scalars, in `scalar_form`.
     pub scalars: u64,
+    /// Montgomery (blstrs `Scalar` limbs) or the integers themselves.
+    pub scalar_form: ScalarForm,
     /// Density bitmap of `ceil(n/64)` words, or 0 for none (all selected).
     pub density: u64,
     /// One Jacobian point.
@@ -37,6 +40,7 @@ pub struct DigitAddrs {
     pub sets: u32,
     /// Bases per table (0 without tables).
     pub stride: u32,
+    pub form: ScalarForm,
 }
 
 /// One operation on the stream. Kernel parameters are in the order the
@@ -210,12 +214,33 @@ pub enum Step {
 pub type Args = ([u64; MAX_ARGS], usize);
 
 /// Most parameters of an MSM kernel (`msm_bin`'s).
-pub const MAX_ARGS: usize = 19;
+pub const MAX_ARGS: usize = 20;
 
 fn args(list: &[u64]) -> Args {
     let mut a = [0u64; MAX_ARGS];
     a[..list.len()].copy_from_slice(list);
     (a, list.len())
+}
+
+/// The scalar-side kernels' parameters: [`DigitAddrs`] in the order of
+/// `crate::msm::digits::DigitArgs`, then `rest`.
+fn digit_args(d: &DigitAddrs, rest: &[u64]) -> Args {
+    let digits = [
+        d.scalars,
+        d.n as u64,
+        d.density,
+        d.prefix,
+        d.base_offset as u64,
+        d.n_bases as u64,
+        d.c as u64,
+        d.windows as u64,
+        d.sets as u64,
+        d.stride as u64,
+        d.form.code() as u64,
+    ];
+    let mut a = args(&digits);
+    a.0[digits.len()..][..rest.len()].copy_from_slice(rest);
+    (a.0, digits.len() + rest.len())
 }
 
 impl Step {
@@ -231,6 +256,7 @@ impl Step {
             Step::Histogram { .. } => "msm_histogram",
             Step::Scatter { .. } => "msm_scatter",
             Step::ScatterPadded { .. } => "msm_scatter_padded",
+            Step::Bin { digits, .. } if digits.form == ScalarForm::Canonical => "msm_bin_canonical",
             Step::Bin { .. } => "msm_bin",
             Step::Refine { .. } => "msm_refine",
             Step::Compact { .. } => "msm_compact",
@@ -276,20 +302,6 @@ impl Step {
 
     /// The kernel's parameters (see [`Args`]).
     pub fn args(&self) -> Args {
-        let d = |d: &DigitAddrs| {
-            [
-                d.scalars,
-                d.n as u64,
-                d.density,
-                d.prefix,
-                d.base_offset as u64,
-                d.n_bases as u64,
-                d.c as u64,
-                d.windows as u64,
-                d.sets as u64,
-                d.stride as u64,
-            ]
-        };
         match self {
             Step::ZeroU32 { .. } | Step::CopyU32 { .. } => args(&[]),
             Step::Popcount { words, n, out } => args(&[*words, *n as u64, *out]),
@@ -300,13 +312,7 @@ impl Step {
                 counts,
                 digit_list,
                 digit_count,
-            } => {
-                let mut a = args(&d(digits));
-                a.0[10] = *counts;
-                a.0[11] = *digit_list;
-                a.0[12] = *digit_count;
-                (a.0, 13)
-            }
+            } => digit_args(digits, &[*counts, *digit_list, *digit_count]),
             Step::Scatter {
                 digits,
                 cursor,
@@ -314,16 +320,7 @@ impl Step {
                 digit_list,
                 digit_count,
                 rounds,
-            } => {
-                let mut a = args(&d(digits));
-                a.0[10] = *cursor;
-                a.0[11] = *entries;
-                a.0[12] = *digit_list;
-                a.0[13] = *digit_count;
-                a.0[14] = rounds.0 as u64;
-                a.0[15] = rounds.1 as u64;
-                (a.0, 16)
-            }
+            } => digit_args(digits, &[*cursor, *entries, *digit_list, *digit_count, rounds.0 as u64, rounds.1 as u64]),
             Step::Bin {
                 digits,
                 starts,
@@ -336,12 +333,7 @@ impl Step {
                 round,
                 bins_log,
                 tiles,
-            } => {
-                let mut a = args(&d(digits));
-                let rest = [*starts, *cursor, *bin_cursor, *staged, *entries, *digit_list, *digit_count, (*round | *bins_log << 16) as u64, *tiles as u64];
-                a.0[10..19].copy_from_slice(&rest);
-                (a.0, 19)
-            }
+            } => digit_args(digits, &[*starts, *cursor, *bin_cursor, *staged, *entries, *digit_list, *digit_count, (*round | *bins_log << 16) as u64, *tiles as u64]),
             Step::Refine {
                 staged,
                 starts,
@@ -360,16 +352,7 @@ impl Step {
                 overflow,
                 overflow_count,
                 rounds,
-            } => {
-                let mut a = args(&d(digits));
-                a.0[10] = *counts;
-                a.0[11] = shape.pack();
-                a.0[12] = *padded;
-                a.0[13] = *overflow;
-                a.0[14] = *overflow_count;
-                a.0[15] = (rounds.0 | (rounds.1 << 16)) as u64;
-                (a.0, 16)
-            }
+            } => digit_args(digits, &[*counts, shape.pack(), *padded, *overflow, *overflow_count, (rounds.0 | (rounds.1 << 16)) as u64]),
             Step::Compact {
                 starts,
                 first_key,
