@@ -34,7 +34,7 @@ use blstrs::{G1Projective, G2Projective, Scalar};
 use cust::event::{Event, EventFlags};
 use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::stream::{Stream, StreamFlags};
-use cuzk::gpu::elementwise::{canonical_limbs, scalar_limbs};
+use cuzk::gpu::elementwise::limbs_in;
 use cuzk::gpu::msm::{default_window_bits, g1_from_result_words, g2_from_result_words, level0_waves, msm_carried, msm_profile, Accumulation, Carry, GpuBases, Level0Waves, MsmConfig, MsmCurve, MsmInput, MsmPlan, ScalarForm, Sort};
 use cuzk::gpu::GpuDevice;
 use ff::Field;
@@ -235,14 +235,6 @@ fn parse_form(v: &str) -> ScalarForm {
     }
 }
 
-/// The scalars' limbs in `form`.
-fn limbs_in(scalars: &[Scalar], form: ScalarForm) -> Vec<u64> {
-    match form {
-        ScalarForm::Montgomery => scalar_limbs(scalars).to_vec(),
-        ScalarForm::Canonical => scalars.par_chunks(1 << 16).flat_map_iter(canonical_limbs).collect(),
-    }
-}
-
 /// Whether two MSM results (Jacobian words) are the same point.
 fn same_point(curve: MsmCurve, a: &[u64; 36], b: &[u64; 36]) -> bool {
     match curve {
@@ -274,7 +266,7 @@ fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], 
         _ => MsmConfig { window_bits: if config.window_bits == 0 { default_window_bits(n) } else { config.window_bits }, ..*config },
     };
     let plan = MsmPlan::new(piece, case.curve, config).unwrap();
-    let scalar_buf = DeviceBuffer::from_slice(&limbs_in(scalars, form)).unwrap();
+    let scalar_buf = DeviceBuffer::from_slice(&limbs_in(form, scalars)).unwrap();
     let mut arena = unsafe { DeviceBuffer::<u64>::uninitialized(plan.scratch_words()) }.unwrap();
     let out = DeviceBuffer::from_slice(&[0u64; 36]).unwrap();
     let stream = Stream::new(StreamFlags::NON_BLOCKING, None).unwrap();

@@ -10,7 +10,7 @@ use bellperson::domain::EvaluationDomain;
 use blstrs::Scalar;
 use cust::memory::{CopyDestination, DeviceBuffer, DeviceSlice};
 use cust::stream::{Stream, StreamFlags};
-use cuzk::gpu::elementwise::{canonical_limbs, scalar_limbs};
+use cuzk::gpu::elementwise::{limbs_in, scalar_limbs};
 use cuzk::gpu::ntt::{Direction, GpuNtt, Order, ScalarForm};
 use cuzk::gpu::GpuDevice;
 use ec_gpu_gen::threadpool::Worker;
@@ -236,14 +236,6 @@ fn slot_of(values: [&[Scalar]; 3], domain: usize, rng: &mut rand_chacha::ChaCha8
         slot[i * domain * 4..][..v.len() * 4].copy_from_slice(scalar_limbs(v));
     }
     DeviceBuffer::from_slice(&slot).unwrap()
-}
-
-/// The coefficients' limbs as the H step writes them in `form`.
-fn limbs_in(form: ScalarForm, h: &[Scalar]) -> Vec<u64> {
-    match form {
-        ScalarForm::Montgomery => scalar_limbs(h).to_vec(),
-        ScalarForm::Canonical => canonical_limbs(h),
-    }
 }
 
 /// The H step as the prover will call it: a, b, c back to back in one

@@ -6,6 +6,10 @@
 
 use std::sync::OnceLock;
 
+mod common;
+
+use common::msm_host::canonical;
+
 use blstrs::Scalar;
 use cuzk_kernels::ff::{Fr, ScalarForm};
 use cuzk_kernels::ntt::host::{fill_tables, run_pass};
@@ -39,13 +43,6 @@ fn scalar(l: [u64; 4]) -> Scalar {
     let s = unsafe { std::mem::transmute::<[u64; 4], Scalar>(l) };
     assert!(bool::from(Scalar::from_repr(s.to_repr()).is_some()));
     s
-}
-
-/// The integer `s` as four little-endian words.
-fn canonical_limbs(s: &Scalar) -> [u64; 4] {
-    let repr = s.to_repr();
-    let bytes: &[u8] = repr.as_ref();
-    core::array::from_fn(|i| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap()))
 }
 
 fn to_words(v: &[Scalar]) -> Vec<u64> {
@@ -346,8 +343,8 @@ fn tables_hold_the_expected_powers() {
         assert_eq!(at(layout.scale_hi(Scale::InvNZ, log_n), 0), ninv * zinv);
         // The canonical twins hold the integers where the others hold
         // their Montgomery forms.
-        assert_eq!(limbs(&at(layout.scale_hi(Scale::InvNZCanonical, log_n), 0)), canonical_limbs(&(ninv * zinv)));
-        assert_eq!(limbs(&at(layout.scale_hi(Scale::InvNZNegCanonical, log_n), 0)), canonical_limbs(&-(ninv * zinv)));
+        assert_eq!(limbs(&at(layout.scale_hi(Scale::InvNZCanonical, log_n), 0)), canonical(&(ninv * zinv)));
+        assert_eq!(limbs(&at(layout.scale_hi(Scale::InvNZNegCanonical, log_n), 0)), canonical(&-(ninv * zinv)));
         let h = if log_n > 16 { 1u32 << (log_n - 16) } else { 1 };
         for j in [0, h - 1] {
             let e = (j as u64) << 16;
@@ -363,8 +360,8 @@ fn tables_hold_the_expected_powers() {
                 at(layout.scale_hi(Scale::HFinal, log_n), j),
                 gi.pow_vartime([e]) * ninv * zinv
             );
-            assert_eq!(limbs(&at(layout.scale_hi(Scale::HFinalCanonical, log_n), j)), canonical_limbs(&(gi.pow_vartime([e]) * ninv * zinv)));
-            assert_eq!(limbs(&at(layout.scale_hi(Scale::HFinalNegCanonical, log_n), j)), canonical_limbs(&-(gi.pow_vartime([e]) * ninv * zinv)));
+            assert_eq!(limbs(&at(layout.scale_hi(Scale::HFinalCanonical, log_n), j)), canonical(&(gi.pow_vartime([e]) * ninv * zinv)));
+            assert_eq!(limbs(&at(layout.scale_hi(Scale::HFinalNegCanonical, log_n), j)), canonical(&-(gi.pow_vartime([e]) * ninv * zinv)));
         }
     }
     for log_len in 17..=MAX_LOG.min(20) {
@@ -635,13 +632,13 @@ fn host_h_over_input_words(a: &[Scalar], b: &[Scalar], c: &[Scalar], log_n: u32,
 #[test]
 fn h_step_writes_canonical_scalars() {
     let mut rng = seeded("h_step_writes_canonical_scalars");
-    let canonical = |v: &[Scalar]| -> Vec<u64> { v.iter().flat_map(canonical_limbs).collect() };
+    let integers = |v: &[Scalar]| -> Vec<u64> { v.iter().flat_map(canonical).collect() };
     let mut cases: Vec<(usize, u32)> = vec![(1, 10), (3, 10), (5, 1), (1000, 10), (1025, 10), (3000, 4), (5000, 10)];
     cases.push(((1 << MAX_LOG) - 1000, MAX_PASS_BITS));
     for (len, max_bits) in cases {
         let log_n = (len as u64).next_power_of_two().trailing_zeros();
         let (a, b, c) = (random(&mut rng, len), random(&mut rng, len), random(&mut rng, len));
-        let expected = canonical(&reference_h(&a, &b, &c, log_n));
+        let expected = integers(&reference_h(&a, &b, &c, log_n));
         // At 2^18 (row twiddles) once: the scale is the last pass's alone.
         let (stages, fusions): (&[Stages], &[bool]) = if log_n == MAX_LOG { (&[(true, false, false, true)], &[true]) } else { (&ALL_STAGES, &[true, false]) };
         for &st in stages {

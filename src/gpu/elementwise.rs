@@ -9,6 +9,7 @@
 use std::ffi::c_void;
 
 use blstrs::Scalar;
+use cuzk_kernels::ff::ScalarForm;
 use cust::memory::{CopyDestination, DeviceBuffer, DevicePointer};
 use cust::stream::{Stream, StreamFlags};
 use cuzk_kernels::layout::{
@@ -182,13 +183,23 @@ pub fn scalar_limbs(s: &[Scalar]) -> &[u64] {
 /// of that form reads.
 pub fn canonical_limbs(s: &[Scalar]) -> Vec<u64> {
     use ff::PrimeField;
-    s.iter()
-        .flat_map(|v| {
+    use rayon::prelude::*;
+    s.par_iter()
+        .flat_map_iter(|v| {
             let repr = v.to_repr();
             let bytes: [u8; 32] = repr.as_ref().try_into().expect("a scalar's repr is 32 bytes");
             (0..FR_LIMBS).map(move |i| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().expect("8 bytes")))
         })
         .collect()
+}
+
+/// The scalars' limbs as a buffer of `form` holds them: [`scalar_limbs`]
+/// or [`canonical_limbs`].
+pub fn limbs_in(form: ScalarForm, s: &[Scalar]) -> std::borrow::Cow<'_, [u64]> {
+    match form {
+        ScalarForm::Montgomery => scalar_limbs(s).into(),
+        ScalarForm::Canonical => canonical_limbs(s).into(),
+    }
 }
 
 fn limbs_to_scalars(limbs: &[u64]) -> Vec<Scalar> {
