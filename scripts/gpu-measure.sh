@@ -3,7 +3,7 @@
 # scripts/gpu-bundle.sh: the GPU tests, then the benches (arithmetic with
 # every multiplication variant, MSM with every register-cap variant, NTT).
 # Usage: scripts/gpu-measure.sh [tests] [arith] [msm] [msm-tables] [msm-windows] [ntt]
-# [ntt-variants] [ncu] [msm-affine] [partition-affine] [partition] [compiled] [porep] [c2] [params-gen] [daemon] [peers] [vram-compiled] [vram-full] [vram-tuning] [vram-tuning-more] [overlap] [small-overlap] [sharing-sweep] [soak] [sanitize]
+# [ntt-variants] [ncu] [msm-affine] [partition-affine] [partition] [compiled] [porep] [c2] [real-sealing] [params-gen] [daemon] [peers] [vram-compiled] [vram-full] [vram-tuning] [vram-tuning-more] [overlap] [small-overlap] [sharing-sweep] [soak] [sanitize]
 # (default: tests arith msm ntt). GPU_TESTS="gpu_ntt
 # gpu_msm:g2_large" limits the tests to those binaries / filters.
 # Writes logs to ${OUT:-/tmp/cuzk-out}.
@@ -114,6 +114,23 @@ if want c2; then
     RUST_LOG=info .gpu/bin/porep_c2 --synthetic 32GiB --random-params --backend gpu --sectors $sectors 2>&1 | tee "$out/c2-32g-$sectors.txt"
   done
   echo "c2 done at $(( $(date +%s) - t0 )) s"
+fi
+if want real-sealing; then
+  # The tests CI leaves out, marked ignore (a real circuit's parameter
+  # setup takes minutes on CI's 2 cores): real 2 KiB sectors sealed by
+  # filecoin-proofs-api, cuzk's own setups, C2 and SnapDeals proofs on the
+  # CPU backend accepted by verify_seal and
+  # verify_empty_sector_update_proof; the daemon's real C2s, fifty real
+  # PoSts and a SnapDeals update over gRPC. The library's tests run first
+  # so that the daemon's reuse their setups (~4 min on 16 cores).
+  export CUZK_TEST_TMPDIR=${CUZK_TEST_TMPDIR:-/tmp/cuzk-sealing-tests}
+  for t in porep_local_setup update real_c2 real_post_and_snap; do
+    s=$(date +%s)
+    .gpu/bin/test-$t --ignored --test-threads=1 --skip an_8_mib 2>&1 | tee -a "$out/real-sealing.txt" | grep -E "^test |test result"
+    echo "$t: $(( $(date +%s) - s )) s" | tee -a "$out/real-sealing.txt"
+  done
+  rm -rf "$CUZK_TEST_TMPDIR"
+  echo "real-sealing done at $(( $(date +%s) - t0 )) s"
 fi
 if want params-gen; then
   # Parameters made on the GPU (docs/PERFORMANCE.md, "Parameters made from

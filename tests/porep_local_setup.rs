@@ -1,9 +1,12 @@
 //! A real 2 KiB sector's C2 with parameters from cuzk's own setup
 //! (`cuzk::porep::local_setup`: the compiled circuit, cuzk's generator,
 //! the `.params` and `.vk` files in filecoin-proofs' parameter cache), on
-//! the CPU backend: filecoin-proofs' `verify_seal` accepts it. Minutes on
-//! 2 cores, in CI. Its own binary, for a parameter cache of its own
-//! (filecoin-proofs reads the variable once per process).
+//! the CPU backend: filecoin-proofs' `verify_seal` accepts it. Three
+//! minutes on 2 cores (the setup 135 s, the C2 38 s), so it is marked
+//! ignore and runs on the GPU machine's 16 cores
+//! (`scripts/gpu-measure.sh real-sealing`). Its own binary, for a
+//! parameter cache of its own (filecoin-proofs reads the variable once per
+//! process).
 #![cfg(feature = "porep")]
 
 #[path = "porep/sealing.rs"]
@@ -18,6 +21,7 @@ use rand::SeedableRng;
 const KIB2: RegisteredSealProof = RegisteredSealProof::StackedDrg2KiBV1_1;
 
 #[test]
+#[ignore = "real sealing and a parameter setup: minutes on 2 cores, so it runs on the GPU machine (scripts/gpu-measure.sh real-sealing)"]
 fn a_real_sector_proved_with_a_local_setup_is_accepted_by_verify_seal() {
     let root = sealing::own_parameter_cache("filecoin-local-setup");
     let circuits = root.join("circuits");

@@ -3,7 +3,9 @@
 //! as Curio makes them), proved by `cuzk::update` on the CPU backend with
 //! parameters from cuzk's own setup: filecoin-proofs'
 //! `verify_empty_sector_update_proof` accepts them, and each partition's
-//! proof is bellperson's for the same r and s. Its own binary, for a
+//! proof is bellperson's for the same r and s. Minutes on 2 cores (most
+//! of it the setup), so it is marked ignore and runs on the GPU machine's
+//! 16 cores (`scripts/gpu-measure.sh real-sealing`). Its own binary, for a
 //! parameter cache of its own.
 #![cfg(feature = "update")]
 
@@ -25,6 +27,7 @@ const SEAL: RegisteredSealProof = RegisteredSealProof::StackedDrg2KiBV1_1;
 const UPDATE: RegisteredUpdateProof = RegisteredUpdateProof::StackedDrg2KiBV1;
 
 #[test]
+#[ignore = "real sealing and a parameter setup: minutes on 2 cores, so it runs on the GPU machine (scripts/gpu-measure.sh real-sealing)"]
 fn a_sector_update_is_accepted_by_filecoin_proofs_and_is_bellpersons_proof() {
     let root = sealing::own_parameter_cache("filecoin-update");
     let circuits = root.join("circuits");

@@ -4,10 +4,11 @@
 //! Also preload/evict of a real prover, and the cancel of a running proof.
 //! Its own binary: filecoin-proofs reads its parameter cache variable once
 //! per process, and the setup (about 2 minutes on 2 cores; the library
-//! test's is reused when it is there) is made once for all its tests. A
-//! 2 KiB C2 takes half a minute on 2 cores: in CI the real proofs over a
-//! unix socket are WindowPoSts (real_post_and_snap.rs); the 8 MiB C2 here,
-//! run by hand, goes over one.
+//! test's is reused when it is there) is made once for all its tests.
+//! Every test here is marked ignore: the setup and the 2 KiB C2s take
+//! minutes on CI's 2 cores, so they run on the GPU machine's 16
+//! (`scripts/gpu-measure.sh real-sealing`). The 8 MiB C2 goes over a unix
+//! socket.
 
 mod common;
 #[path = "../../tests/porep/sealing.rs"]
@@ -37,7 +38,7 @@ struct Setup {
 fn setup() -> &'static Setup {
     static SETUP: OnceLock<Setup> = OnceLock::new();
     SETUP.get_or_init(|| {
-        let root = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cuzk-daemon-c2");
+        let root = sealing::test_tmpdir().join("cuzk-daemon-c2");
         let params_dir = root.join("parameters");
         std::fs::create_dir_all(&params_dir).unwrap();
         std::env::set_var("FIL_PROOFS_PARAMETER_CACHE", &params_dir);
@@ -102,6 +103,7 @@ fn status_of(r: &pb::AwaitProofResponse) -> AwaitStatus {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "real sealing and a parameter setup: minutes on 2 cores, so it runs on the GPU machine (scripts/gpu-measure.sh real-sealing)"]
 async fn c2_over_tcp_is_accepted_by_verify_seal() {
     let setup = setup();
     let (c1, ids) = &setup.sectors[0];
@@ -137,6 +139,7 @@ async fn c2_over_tcp_is_accepted_by_verify_seal() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "real sealing and a parameter setup: minutes on 2 cores, so it runs on the GPU machine (scripts/gpu-measure.sh real-sealing)"]
 async fn preload_evict_and_the_cancel_of_a_running_proof() {
     let setup = setup();
     let (c1, ids) = &setup.sectors[1];

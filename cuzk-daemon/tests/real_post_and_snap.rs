@@ -4,7 +4,10 @@
 //! the daemon over gRPC on the CPU backend with parameters from cuzk's own
 //! setup: filecoin-proofs' `verify_winning_post`, `verify_window_post` and
 //! `verify_empty_sector_update_proof` accept the proof bytes. Its own
-//! binary, for a parameter cache of its own.
+//! binary, for a parameter cache of its own. CI runs the first test (about
+//! a minute on 2 cores); the fifty PoSts and the update (its setup alone
+//! takes minutes there) are marked ignore and run on the GPU machine's 16
+//! cores (`scripts/gpu-measure.sh real-sealing`).
 
 mod common;
 #[path = "../../tests/porep/sealing.rs"]
@@ -40,7 +43,6 @@ struct Setup {
     root: PathBuf,
     sectors: Vec<Sector>,
     miner: u64,
-    snap: sealing::UpdatedSector,
 }
 
 fn setup() -> &'static Setup {
@@ -53,18 +55,6 @@ fn setup() -> &'static Setup {
             local_setup(proof, Some(&root.join("circuits")), Generator::Cpu, &|_, _| {}, &mut rng).expect("local setup");
             println!("{proof:?}: local setup in {:.2?}", t.elapsed());
         }
-        // The update setup takes a minute on 2 cores: the library's
-        // tests/update.rs one is reused when it is there.
-        let update_params = cuzk::update::update_params_file(UPDATE).unwrap();
-        if !common::reuse_library_setup("filecoin-update", &update_params, &root.join("circuits")) {
-            let t = Instant::now();
-            cuzk::update::local_setup(UPDATE, Some(&root.join("circuits")), Generator::Cpu, &|_, _| {}, &mut rng).expect("local setup");
-            println!("{UPDATE:?}: local setup in {:.2?}", t.elapsed());
-        }
-        let snap_dir = root.join("snap");
-        let _ = std::fs::remove_dir_all(&snap_dir);
-        std::fs::create_dir_all(&snap_dir).unwrap();
-        let snap = sealing::update_sector_in(SEAL, UPDATE, 43, &snap_dir);
         let sectors = (41..43u64)
             .map(|seed| {
                 let dir = root.join(format!("sector-{seed}"));
@@ -76,7 +66,29 @@ fn setup() -> &'static Setup {
             .collect();
         // The sealing helper's miner of seed 41; a PoSt's prover id is not
         // bound to the replicas, so it proves both sectors.
-        Setup { root, sectors, miner: 1041, snap }
+        Setup { root, sectors, miner: 1041 }
+    })
+}
+
+/// The SnapDeals part of the setup, made only where a test asks for it:
+/// the update's parameters (over a minute on 2 cores; the library's
+/// tests/update.rs ones are reused when they are there) and an updated
+/// sector.
+fn snap_setup() -> &'static sealing::UpdatedSector {
+    static SNAP: OnceLock<sealing::UpdatedSector> = OnceLock::new();
+    SNAP.get_or_init(|| {
+        let root = &setup().root;
+        let update_params = cuzk::update::update_params_file(UPDATE).unwrap();
+        if !common::reuse_library_setup("filecoin-update", &update_params, &root.join("circuits")) {
+            let t = Instant::now();
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(rand::random());
+            cuzk::update::local_setup(UPDATE, Some(&root.join("circuits")), Generator::Cpu, &|_, _| {}, &mut rng).expect("local setup");
+            println!("{UPDATE:?}: local setup in {:.2?}", t.elapsed());
+        }
+        let snap_dir = root.join("snap");
+        let _ = std::fs::remove_dir_all(&snap_dir);
+        std::fs::create_dir_all(&snap_dir).unwrap();
+        sealing::update_sector_in(SEAL, UPDATE, 43, &snap_dir)
     })
 }
 
@@ -170,6 +182,7 @@ async fn winning_and_window_posts_over_grpc_are_accepted_by_filecoin_proofs() {
 /// disconnects mid-wait. None is lost: the disconnected client's job is
 /// proved too and fetched by its id from another connection.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "real sealing and a parameter setup: minutes on 2 cores, so it runs on the GPU machine (scripts/gpu-measure.sh real-sealing)"]
 async fn fifty_real_posts_from_ten_clients_and_a_disconnect_lose_nothing() {
     let setup = setup();
     let (daemon, _) = start_daemon().await;
@@ -247,10 +260,11 @@ fn snap_request(id: &str, snap: &sealing::UpdatedSector) -> pb::SubmitProofReque
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "real sealing and a parameter setup: minutes on 2 cores, so it runs on the GPU machine (scripts/gpu-measure.sh real-sealing)"]
 async fn a_snap_deals_update_over_grpc_is_accepted_and_a_winning_post_overtakes_it() {
     let setup = setup();
+    let snap = snap_setup();
     let (daemon, mut client) = start_daemon().await;
-    let snap = &setup.snap;
     let t = Instant::now();
     // Both provers loaded first. The update is a NORMAL job; a WinningPoSt
     // (CRITICAL) submitted while it runs takes the urgent lane.

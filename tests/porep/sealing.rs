@@ -10,11 +10,18 @@ use filecoin_proofs_api::seal::{self, SealCommitPhase1Output};
 use filecoin_proofs_api::{PaddedBytesAmount, SectorId, UnpaddedBytesAmount};
 use rand::{Rng, SeedableRng};
 
+/// Where the tests keep their sealed sectors and parameter caches: the
+/// build's `CARGO_TARGET_TMPDIR`, or `CUZK_TEST_TMPDIR` where the test
+/// executables run on another machine (the GPU machine's bundle).
+pub fn test_tmpdir() -> std::path::PathBuf {
+    std::env::var_os("CUZK_TEST_TMPDIR").map_or_else(|| env!("CARGO_TARGET_TMPDIR").into(), Into::into)
+}
+
 /// Points filecoin-proofs' caches (read once per process) at this build's
 /// target directory: the parents cache and the parameter cache.
 pub fn filecoin_caches() -> std::path::PathBuf {
     static ONCE: Once = Once::new();
-    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join("filecoin");
+    let root = test_tmpdir().join("filecoin");
     ONCE.call_once(|| {
         for (var, dir) in [("FIL_PROOFS_PARENT_CACHE", "parents"), ("FIL_PROOFS_PARAMETER_CACHE", "parameters")] {
             if std::env::var_os(var).is_none() {
@@ -33,7 +40,7 @@ pub fn filecoin_caches() -> std::path::PathBuf {
 /// tmp>/<name>`, for the test's other files.
 #[allow(dead_code)] // not every test binary that includes this file uses it
 pub fn own_parameter_cache(name: &str) -> std::path::PathBuf {
-    let root = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let root = test_tmpdir().join(name);
     let params_dir = root.join("parameters");
     let _ = std::fs::remove_dir_all(&params_dir);
     std::fs::create_dir_all(&params_dir).expect("parameter cache");

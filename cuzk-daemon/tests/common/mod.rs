@@ -14,6 +14,13 @@ use tonic::transport::{Channel, Endpoint, Uri};
 
 pub type Client = ProvingEngineClient<Channel>;
 
+/// Where the library's sealing tests keep their setups: the build's
+/// `CARGO_TARGET_TMPDIR`, or `CUZK_TEST_TMPDIR` where the test executables
+/// run on another machine (as `tests/porep/sealing.rs` reads it).
+pub fn sealing_tmpdir() -> PathBuf {
+    std::env::var_os("CUZK_TEST_TMPDIR").map_or_else(|| env!("CARGO_TARGET_TMPDIR").into(), Into::into)
+}
+
 /// A CPU daemon on a free loopback port, its circuits and parameters in
 /// `dir` (`params_in_dir`: else filecoin-proofs' own cache).
 pub fn config(dir: &Path, params_in_dir: bool) -> Config {
@@ -91,11 +98,11 @@ pub fn sample(samples: &[(String, f64)], series: &str) -> f64 {
 /// run before this crate's in a workspace test run, under the same target
 /// directory): the parameter file named like `params` and its `.vk` from
 /// `<target tmp>/<library_test>/parameters`, and the compiled circuits of
-/// `<target tmp>/<library_test>/circuits` into `circuits`. CI then makes
-/// each 2 KiB setup once, not twice (a minute or two on 2 cores each).
+/// `<target tmp>/<library_test>/circuits` into `circuits`. A run of the
+/// ignored real-sealing tests then makes each 2 KiB setup once, not twice.
 /// Nothing is copied unless both files are there; true when copied.
 pub fn reuse_library_setup(library_test: &str, params: &Path, circuits: &Path) -> bool {
-    let library = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(library_test);
+    let library = sealing_tmpdir().join(library_test);
     let Some(name) = params.file_name() else { return false };
     let from = library.join("parameters").join(name);
     let from_vk = from.with_extension("vk");
