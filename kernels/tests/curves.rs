@@ -283,3 +283,38 @@ fn g1_bucket_accumulation() {
         assert_eq!(from_xyzz::<G1>(&acc), Ok(expected), "step {i}, seed {seed}");
     }
 }
+
+/// The batch-affine timing kernels (`bench_g1_affine_batch` and its
+/// `_lean` twin, host builds) add as blstrs does: 3 threads × 5 elements, planar accumulators,
+/// bases gathered through a shuffled index, two chained passes.
+#[test]
+fn g1_affine_batch_bench_kernel_adds_like_blstrs() {
+    use rand::seq::SliceRandom;
+    let (mut rng, seed) = seeded_rng("g1_affine_batch_bench_kernel");
+    let (n, k, iters) = (3usize, 5usize, 2u32);
+    let total = n * k;
+    let random = |rng: &mut rand_chacha::ChaCha8Rng| -> Vec<blstrs::G1Affine> { (0..total).map(|_| blstrs::G1Projective::random(&mut *rng).to_affine()).collect() };
+    let (a, bases) = (random(&mut rng), random(&mut rng));
+    let mut idx: Vec<u32> = (0..total as u32).collect();
+    idx.shuffle(&mut rng);
+    let mut planar = vec![0u64; 12 * total];
+    for (e, p) in a.iter().enumerate() {
+        for (w, limb) in as_limbs(std::slice::from_ref(p)).iter().enumerate() {
+            planar[w * total + e] = *limb;
+        }
+    }
+    type Kernel = unsafe fn(*mut u64, *const u64, *const u32, *mut u64, u32, u32, u32);
+    let kernels: [(&str, Kernel); 2] = [("bench_g1_affine_batch", cuzk_kernels::gpu::bench::bench_g1_affine_batch), ("bench_g1_affine_batch_lean", cuzk_kernels::gpu::bench::bench_g1_affine_batch_lean)];
+    for (name, kernel) in kernels {
+        let mut out = planar.clone();
+        let mut prefix = vec![0u64; 6 * total];
+        // SAFETY: buffers of the sizes the kernel's documentation gives.
+        unsafe { kernel(out.as_mut_ptr(), as_limbs(&bases).as_ptr(), idx.as_ptr(), prefix.as_mut_ptr(), n as u32, k as u32, iters) };
+        for e in 0..total {
+            let q = blstrs::G1Projective::from(bases[idx[e] as usize]);
+            let expected = (blstrs::G1Projective::from(a[e]) + q + q).to_affine();
+            let got: Vec<u64> = (0..12).map(|w| out[w * total + e]).collect();
+            assert_eq!(got, as_limbs(&[expected]), "{name}: element {e} (seed {seed})");
+        }
+    }
+}
