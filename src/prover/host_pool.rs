@@ -38,8 +38,8 @@ fn pool() -> Option<&'static rayon::ThreadPool> {
 /// The copies' pool: idle between uploads. Queued behind the host pool's
 /// work (the next job's classes encoded on every core), a compiled
 /// pre-stage's 0.12 GB of staged copies took up to 70 ms instead of 10
-/// while its GPU waited. (Only the GPU's uploads use it.)
-#[cfg(feature = "cuda")]
+/// while its GPU waited. (Only the GPU's uploads, and its test, use it.)
+#[cfg(any(feature = "cuda", test))]
 fn copy_pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
     POOL.get_or_init(|| build("cuzk-copy")).as_ref()
@@ -57,7 +57,7 @@ pub(crate) fn run<R: Send>(op: impl FnOnce() -> R + Send) -> R {
 /// Runs `op` on the copies' pool: host memory copies a GPU is waiting for,
 /// which must not queue behind the host pool's work. The same rule as
 /// [`run`]: `op` never waits on a worker slot, a lock or the GPU.
-#[cfg(feature = "cuda")]
+#[cfg(any(feature = "cuda", test))]
 pub(crate) fn run_copy<R: Send>(op: impl FnOnce() -> R + Send) -> R {
     match copy_pool() {
         Some(pool) => pool.install(op),
