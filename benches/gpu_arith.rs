@@ -61,21 +61,29 @@ fn main() {
         println!("== module: {label}");
         println!("{:<22} {:>12} {:>14}", "kernel", "median ms", "G ops/s");
         run_cases(module, &stream, n, &filter);
-        for kernel in ["bench_g1_affine_batch", "bench_g1_affine_batch_lean"] {
+        let batch_kernels: [(&str, AffineBatchHost); 2] = [
+            ("bench_g1_affine_batch", cuzk_kernels::gpu::bench::bench_g1_affine_batch),
+            ("bench_g1_affine_batch_lean", cuzk_kernels::gpu::bench::bench_g1_affine_batch_lean),
+        ];
+        for (kernel, host) in batch_kernels {
             if filter.is_empty() || filter.iter().any(|f| kernel.contains(f.as_str())) {
-                run_affine_batch(module, &stream, kernel);
+                run_affine_batch(module, &stream, kernel, host);
             }
         }
     }
 }
 
-/// `bench_g1_affine_batch` (or its `_lean` twin): batch-affine additions as a streaming pass
+/// A batch-affine kernel's host build: (a, b, idx, prefix, n, k, iters).
+type AffineBatchHost = unsafe fn(*mut u64, *const u64, *const u32, *mut u64, u32, u32, u32);
+
+/// `kernel`, `bench_g1_affine_batch` or its `_lean` twin (`host`: its
+/// host build): batch-affine additions as a streaming pass
 /// makes them (one inversion per thread's `k` additions, coalesced
 /// accumulators and prefixes), over 2^26 additions a launch, the bases read
 /// in order or gathered through a random index as the MSM's first level
 /// reads them. First checks the kernel against its host build on a small
 /// case.
-fn run_affine_batch(module: &cust::module::Module, stream: &Stream, kernel: &str) {
+fn run_affine_batch(module: &cust::module::Module, stream: &Stream, kernel: &str, host: AffineBatchHost) {
     use rand::seq::SliceRandom;
     if module.get_function(kernel).is_err() {
         println!("{kernel:<22} (not in this PTX)");
@@ -119,7 +127,6 @@ fn run_affine_batch(module: &cust::module::Module, stream: &Stream, kernel: &str
         da.copy_to(&mut got[..]).unwrap();
         let mut prefix = vec![0u64; 6 * total];
         // SAFETY: host buffers of the same sizes.
-        let host = if kernel.ends_with("_lean") { cuzk_kernels::gpu::bench::bench_g1_affine_batch_lean } else { cuzk_kernels::gpu::bench::bench_g1_affine_batch };
         unsafe { host(a.as_mut_ptr(), b.as_ptr(), idx.as_ptr(), prefix.as_mut_ptr(), n, k, 1) };
         assert_eq!(got, a, "{kernel}: the GPU and the host build differ");
         println!("{kernel}: the GPU equals the host build ({total} additions)");
@@ -137,19 +144,7 @@ fn run_affine_batch(module: &cust::module::Module, stream: &Stream, kernel: &str
     for (label, idx) in [("bases in order", &in_order), ("bases gathered", &gathered)] {
         for k in [16u32, 32, 64, 128, 256, 512, 1024] {
             let n = (total / k as usize) as u32;
-            let (start, stop) = (Event::new(EventFlags::DEFAULT).unwrap(), Event::new(EventFlags::DEFAULT).unwrap());
-            let mut times = Vec::new();
-            for rep in 0..8 {
-                start.record(stream).unwrap();
-                launch(&da, &db, idx, &dp, n, k);
-                stop.record(stream).unwrap();
-                stop.synchronize().unwrap();
-                if rep >= 3 {
-                    times.push(stop.elapsed_time_f32(&start).unwrap() as f64);
-                }
-            }
-            times.sort_by(|a, b| a.partial_cmp(b).unwrap());
-            let median = times[times.len() / 2];
+            let median = median_ms(stream, 5, || launch(&da, &db, idx, &dp, n, k));
             println!("{:<34} {median:>10.3} {:>16.2}", format!("{label}, k = {k}"), total as f64 / (median * 1e-3) / 1e9);
         }
     }
@@ -171,9 +166,7 @@ fn run_cases(module: &cust::module::Module, stream: &Stream, n: u32, filter: &[S
         let operand: Vec<u64> = (0..n as usize * operand_words).map(|i| (i as u64 + 7).wrapping_mul(0xD1B5_4A32_D192_ED03) >> 4).collect();
         let state = DeviceBuffer::from_slice(&seed).unwrap();
         let op = DeviceBuffer::from_slice(&operand).unwrap();
-        let (start, stop) = (Event::new(EventFlags::DEFAULT).unwrap(), Event::new(EventFlags::DEFAULT).unwrap());
-        let mut times = Vec::new();
-        for rep in 0..14 {
+        let median = median_ms(stream, 11, || {
             let (mut ps, mut po, mut pn, mut pi) = (state.as_device_ptr(), op.as_device_ptr(), n, iters);
             let args = [
                 &mut ps as *mut _ as *mut c_void,
@@ -181,22 +174,32 @@ fn run_cases(module: &cust::module::Module, stream: &Stream, n: u32, filter: &[S
                 &mut pn as *mut _ as *mut c_void,
                 &mut pi as *mut _ as *mut c_void,
             ];
-            start.record(stream).unwrap();
             // SAFETY: bench kernels take (state: *mut u64, operand: *const u64, n: u32, iters: u32).
             unsafe { launch_elementwise(module, stream, kernel, n, &args).unwrap() };
-            stop.record(stream).unwrap();
-            stop.synchronize().unwrap();
-            if rep >= 3 {
-                times.push(stop.elapsed_time_f32(&start).unwrap() as f64);
-            }
-        }
+        });
         // Read back so the work cannot be skipped, and check it ran.
         let mut out = vec![0u64; seed.len()];
         state.copy_to(&mut out[..]).unwrap();
         assert_ne!(out, seed, "{kernel} did not change its state");
-        times.sort_by(|a, b| a.partial_cmp(b).unwrap());
-        let median = times[times.len() / 2];
         let ops = n as f64 * iters as f64;
         println!("{kernel:<22} {median:>12.3} {:>14.2}", ops / (median * 1e-3) / 1e9);
     }
+}
+
+/// The median of `runs` timings (CUDA events around `launch` on `stream`),
+/// after three untimed warm-up launches.
+fn median_ms(stream: &Stream, runs: usize, mut launch: impl FnMut()) -> f64 {
+    let (start, stop) = (Event::new(EventFlags::DEFAULT).unwrap(), Event::new(EventFlags::DEFAULT).unwrap());
+    let mut times = Vec::new();
+    for rep in 0..3 + runs {
+        start.record(stream).unwrap();
+        launch();
+        stop.record(stream).unwrap();
+        stop.synchronize().unwrap();
+        if rep >= 3 {
+            times.push(stop.elapsed_time_f32(&start).unwrap() as f64);
+        }
+    }
+    times.sort_by(|a, b| a.partial_cmp(b).unwrap());
+    times[times.len() / 2]
 }

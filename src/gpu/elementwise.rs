@@ -182,15 +182,8 @@ pub fn scalar_limbs(s: &[Scalar]) -> &[u64] {
 /// H step writes when asked for `ScalarForm::Canonical`, and what an MSM
 /// of that form reads.
 pub fn canonical_limbs(s: &[Scalar]) -> Vec<u64> {
-    use ff::PrimeField;
-    use rayon::prelude::*;
-    s.par_iter()
-        .flat_map_iter(|v| {
-            let repr = v.to_repr();
-            let bytes: [u8; 32] = repr.as_ref().try_into().expect("a scalar's repr is 32 bytes");
-            (0..FR_LIMBS).map(move |i| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().expect("8 bytes")))
-        })
-        .collect()
+    // The parameter generator's kernels read the same words.
+    crate::parameters::generate::canonical_words(s)
 }
 
 /// The scalars' limbs as a buffer of `form` holds them: [`scalar_limbs`]

@@ -18,6 +18,8 @@ mod file;
 #[cfg(feature = "cuda")]
 mod gpu;
 mod host_kernels;
+#[cfg(feature = "cuda")]
+pub(crate) use host_kernels::canonical_words;
 mod qap;
 mod stream;
 mod tables;
