@@ -11,6 +11,7 @@ use common::msm_host::*;
 use common::seeded_rng;
 use cuzk_kernels::ff::ScalarForm;
 use cuzk_kernels::msm::binned::{MAX_BINS_LOG, TILE};
+use cuzk_kernels::msm::block::{Shared, BLOCK};
 use cuzk_kernels::msm::digits::{digit_at, num_windows, SignedDigits};
 use cuzk_kernels::msm::plan::{Curve, MsmConfig, MsmIo, MsmPlan, Sort, Step};
 use ff::Field;
@@ -245,4 +246,33 @@ fn auto_bins_only_the_largest_untabled_msms() {
     assert_eq!(sort_of((1 << 27) - 1, None, &MsmConfig { window_bits: 22, tables: 6, ..auto }), (22, None, true));
     // Asked for, the counted sort is kept at any size.
     assert_eq!(sort_of((1 << 27) - 1, None, &MsmConfig { sort: Sort::Counted, ..auto }), (20, None, false));
+}
+
+/// The block-wide exclusive scan both passes use to put a tile's items in
+/// order: every length around the block's size and up to the largest
+/// count array (one run per thread of 0, 1 or several words), random
+/// counts and the largest that can occur (a whole tile in one group).
+#[test]
+fn the_block_scan_gives_exclusive_prefix_sums() {
+    let (mut rng, seed) = seeded_rng("the_block_scan_gives_exclusive_prefix_sums");
+    let scratch = 8192;
+    for len in [0, 1, 2, 31, BLOCK - 1, BLOCK, BLOCK + 1, 1000, 2 * BLOCK + 3, 2048, 4096, 8192 - 1] {
+        for heavy in [false, true] {
+            let counts: Vec<u32> = (0..len).map(|_| if heavy { rng.gen_range(0..=TILE) } else { rng.gen_range(0..9) }).collect();
+            let shared = Shared::block();
+            // SAFETY: lengths and scratch inside the array, disjoint.
+            let total = unsafe {
+                for (i, v) in counts.iter().enumerate() {
+                    shared.store(i as u32, *v);
+                }
+                shared.exclusive_scan(0, len, scratch)
+            };
+            let mut want = 0u32;
+            for (i, v) in counts.iter().enumerate() {
+                assert_eq!(unsafe { shared.load(i as u32) }, want, "len {len}, word {i} (seed {seed})");
+                want += v;
+            }
+            assert_eq!(total, want, "len {len}: total (seed {seed})");
+        }
+    }
 }

@@ -19,8 +19,17 @@
 //!    keys lie in a few consecutive bins, counts them per key in shared
 //!    memory, reserves one range per key with one global atomic on its
 //!    cursor, and writes the entries there. A tile whose keys span more
-//!    than [`SHARED_WORDS`] keys (sparse bins) writes each entry through its
+//!    than [`LOCAL_KEYS`] keys (sparse bins) writes each entry through its
 //!    cursor, as the direct scatter does.
+//!
+//! Both passes write a tile's items grouped by destination: the items are
+//! first put in shared memory in bin (pass 1) or key (pass 2) order, at
+//! their group's place among the tile's (an exclusive scan of the counts)
+//! plus their rank, and then consecutive threads write consecutive items.
+//! A group's items are then consecutive words of one warp's store instead
+//! of stores from as many warps, so memory sees one transaction per group
+//! and sector rather than one per item (the items' scattered writes were
+//! what kept the L2 busy).
 //!
 //! Order inside a bucket is arbitrary, as with the direct scatter.
 
@@ -42,7 +51,21 @@ pub const TILE: u32 = BLOCK * ITEMS;
 /// Most bins per window: pass 1 keeps a count and a base per bin in shared
 /// memory.
 pub const MAX_BINS_LOG: u32 = 11;
-const _: () = assert!(2 << MAX_BINS_LOG <= SHARED_WORDS);
+/// Most keys a tile of pass 2 counts in shared memory.
+pub const LOCAL_KEYS: u32 = 2048;
+const _: () = assert!(1 << MAX_BINS_LOG <= LOCAL_KEYS);
+
+// The block's shared words: a count per group (bin or key), which becomes
+// the group's place among the tile's items; the group's place in global
+// memory; then the tile's items in group order, their keys and their
+// entries in two planes (the exclusive scan's scratch before that).
+const COUNTS: u32 = 0;
+const PLACES: u32 = LOCAL_KEYS;
+const SORTED_KEYS: u32 = 2 * LOCAL_KEYS;
+const SORTED_ENTRIES: u32 = SORTED_KEYS + TILE;
+const _: () = assert!(SORTED_ENTRIES + TILE <= SHARED_WORDS);
+// The scan's scratch (2 · BLOCK words at SORTED_KEYS) fits the planes.
+const _: () = assert!(2 * BLOCK <= 2 * TILE);
 
 /// One entry a thread holds across the barriers.
 #[derive(Clone, Copy)]
@@ -107,7 +130,7 @@ pub unsafe fn bin(
         if tile >= listed {
             continue;
         }
-        shared.clear(bins);
+        shared.clear(bins); // COUNTS
         sync();
         let mut items = PerThread::new([NONE; ITEMS as usize]);
         for tid in threads() {
@@ -154,34 +177,46 @@ pub unsafe fn bin(
                     }
                 }
                 if item.key != NO_KEY {
-                    item.rank = shared.fetch_add((item.key - first) >> fine_log, 1);
+                    item.rank = shared.fetch_add(COUNTS + ((item.key - first) >> fine_log), 1);
                 }
             });
         }
         sync();
-        // Counts become the bins' places in the staging array: the bin's
-        // place in the window (from the bucket starts) plus what blocks
-        // before this one reserved.
+        // The bins' places in the staging array: the bin's place in the
+        // window (from the bucket starts) plus what blocks before this one
+        // reserved.
         for tid in threads() {
             for b in share(tid, bins) {
-                let count = shared.load(b);
+                let count = shared.load(COUNTS + b);
                 if count != 0 {
                     let reserved = atomic_add(bin_cursor.add(b as usize), count);
                     let bin_start = *starts.add((first + (b << fine_log)) as usize) - round_start;
-                    shared.store(bins + b, bin_start + reserved);
+                    shared.store(PLACES + b, bin_start + reserved);
                 }
             }
         }
         sync();
+        // Counts become each bin's place among the tile's pairs.
+        let total = shared.exclusive_scan(COUNTS, bins, SORTED_KEYS);
         for tid in threads() {
             let mine = items.of(tid);
             unrolled_for!(j in 0..ITEMS as usize => {
                 let item = mine[j];
                 if item.key != NO_KEY {
-                    let at = shared.load(bins + ((item.key - first) >> fine_log)) + item.rank;
-                    *staged.add(at as usize) = (item.key as u64) << 32 | item.entry as u64;
+                    let at = shared.load(COUNTS + ((item.key - first) >> fine_log)) + item.rank;
+                    shared.store(SORTED_KEYS + at, item.key);
+                    shared.store(SORTED_ENTRIES + at, item.entry);
                 }
             });
+        }
+        sync();
+        for tid in threads() {
+            for at in share(tid, total) {
+                let key = shared.load(SORTED_KEYS + at);
+                let b = (key - first) >> fine_log;
+                let to = shared.load(PLACES + b) + (at - shared.load(COUNTS + b));
+                *staged.add(to as usize) = (key as u64) << 32 | shared.load(SORTED_ENTRIES + at) as u64;
+            }
         }
     }
 }
@@ -223,9 +258,9 @@ pub unsafe fn refine(
         let end = ((key_of(count.min(tile + TILE) - 1) >> fine_log) + 1) << fine_log;
         let span = end - low;
         // Block-uniform.
-        let local = span <= SHARED_WORDS;
+        let local = span <= LOCAL_KEYS;
         if local {
-            shared.clear(span);
+            shared.clear(span); // COUNTS
         }
         sync();
         let mut items = PerThread::new([NONE; ITEMS as usize]);
@@ -242,8 +277,9 @@ pub unsafe fn refine(
                 };
                 if local {
                     if key != NO_KEY {
-                        item.rank = shared.fetch_add(key - first - low, 1);
-                        item.key = key;
+                        // Keys relative to the tile's lowest.
+                        item.key = key - first - low;
+                        item.rank = shared.fetch_add(COUNTS + item.key, 1);
                         item.entry = entry;
                     }
                 } else {
@@ -255,28 +291,40 @@ pub unsafe fn refine(
                 }
             });
         }
+        if !local {
+            continue;
+        }
         sync();
-        if local {
-            // Counts become each key's place: one atomic per key the tile has.
-            for tid in threads() {
-                for k in share(tid, span) {
-                    let n = shared.load(k);
-                    if n != 0 {
-                        shared.store(k, atomic_add(cursor.add((first + low + k) as usize), n));
-                    }
+        // Each key's place in `entries`: one atomic per key the tile has.
+        for tid in threads() {
+            for k in share(tid, span) {
+                let n = shared.load(COUNTS + k);
+                if n != 0 {
+                    shared.store(PLACES + k, atomic_add(cursor.add((first + low + k) as usize), n));
                 }
             }
         }
         sync();
+        // Counts become each key's place among the tile's entries.
+        let total = shared.exclusive_scan(COUNTS, span, SORTED_KEYS);
         for tid in threads() {
             let mine = items.of(tid);
             unrolled_for!(j in 0..ITEMS as usize => {
                 let item = mine[j];
                 if item.key != NO_KEY {
-                    let at = shared.load(item.key - first - low) + item.rank;
-                    *entries.add(at as usize) = item.entry;
+                    let at = shared.load(COUNTS + item.key) + item.rank;
+                    shared.store(SORTED_KEYS + at, item.key);
+                    shared.store(SORTED_ENTRIES + at, item.entry);
                 }
             });
+        }
+        sync();
+        for tid in threads() {
+            for at in share(tid, total) {
+                let k = shared.load(SORTED_KEYS + at);
+                let to = shared.load(PLACES + k) + (at - shared.load(COUNTS + k));
+                *entries.add(to as usize) = shared.load(SORTED_ENTRIES + at);
+            }
         }
     }
 }

@@ -13,8 +13,9 @@
 
 /// Threads per block of the binned sort's kernels.
 pub const BLOCK: u32 = 512;
-/// Words of the block's shared array.
-pub const SHARED_WORDS: u32 = 4096;
+/// Words of the block's shared array: 48 KiB, the most a kernel may
+/// declare statically.
+pub const SHARED_WORDS: u32 = 12288;
 
 #[cfg(target_arch = "nvptx64")]
 core::arch::global_asm!(
@@ -211,5 +212,61 @@ impl Shared {
             *w = old.wrapping_add(v);
             old
         }
+    }
+}
+
+impl Shared {
+    /// Words `at .. at + len` replaced by their exclusive prefix sums, by
+    /// every thread of the block together; returns their total. Uses
+    /// `2 · BLOCK` words at `scratch`, which must not overlap them. Ends
+    /// with a [`sync`], so the words and the scratch are free for the
+    /// next phase.
+    ///
+    /// Each thread scans a run of `⌈len / BLOCK⌉` consecutive words, the
+    /// runs' totals are scanned in `log2 BLOCK` rounds (Hillis–Steele,
+    /// between two halves of the scratch), and each run adds the totals of
+    /// the runs before it.
+    ///
+    /// # Safety
+    /// Every thread of the block calls it with the same arguments; `at +
+    /// len` and `scratch + 2 · BLOCK` at most [`SHARED_WORDS`]; the counts
+    /// add up to less than 2^32.
+    #[inline(always)]
+    pub unsafe fn exclusive_scan(&self, at: u32, len: u32, scratch: u32) -> u32 {
+        let per = len.div_ceil(BLOCK);
+        let run = |tid: u32| (tid * per).min(len)..((tid + 1) * per).min(len);
+        for tid in threads() {
+            let mut sum = 0;
+            for i in run(tid) {
+                let v = self.load(at + i);
+                self.store(at + i, sum);
+                sum += v;
+            }
+            self.store(scratch + tid, sum);
+        }
+        sync();
+        let (mut from, mut to) = (scratch, scratch + BLOCK);
+        let mut step = 1;
+        while step < BLOCK {
+            for tid in threads() {
+                let below = if tid >= step { self.load(from + tid - step) } else { 0 };
+                self.store(to + tid, self.load(from + tid) + below);
+            }
+            sync();
+            (from, to) = (to, from);
+            step <<= 1;
+        }
+        let mut total = 0;
+        for tid in threads() {
+            let before = if tid > 0 { self.load(from + tid - 1) } else { 0 };
+            if before != 0 {
+                for i in run(tid) {
+                    self.store(at + i, self.load(at + i) + before);
+                }
+            }
+            total = self.load(from + BLOCK - 1);
+        }
+        sync();
+        total
     }
 }
