@@ -198,26 +198,11 @@ pub unsafe fn bin(
         sync();
         // Counts become each bin's place among the tile's pairs.
         let total = shared.exclusive_scan(COUNTS, bins, SORTED_KEYS);
-        for tid in threads() {
-            let mine = items.of(tid);
-            unrolled_for!(j in 0..ITEMS as usize => {
-                let item = mine[j];
-                if item.key != NO_KEY {
-                    let at = shared.load(COUNTS + ((item.key - first) >> fine_log)) + item.rank;
-                    shared.store(SORTED_KEYS + at, item.key);
-                    shared.store(SORTED_ENTRIES + at, item.entry);
-                }
-            });
-        }
-        sync();
-        for tid in threads() {
-            for at in share(tid, total) {
-                let key = shared.load(SORTED_KEYS + at);
-                let b = (key - first) >> fine_log;
-                let to = shared.load(PLACES + b) + (at - shared.load(COUNTS + b));
-                *staged.add(to as usize) = (key as u64) << 32 | shared.load(SORTED_ENTRIES + at) as u64;
-            }
-        }
+        let bin_of = |key: u32| (key - first) >> fine_log;
+        put_in_order(&shared, &mut items, bin_of);
+        write_in_order(&shared, total, bin_of, |key, entry, to| {
+            *staged.add(to as usize) = (key as u64) << 32 | entry as u64;
+        });
     }
 }
 
@@ -307,24 +292,42 @@ pub unsafe fn refine(
         sync();
         // Counts become each key's place among the tile's entries.
         let total = shared.exclusive_scan(COUNTS, span, SORTED_KEYS);
-        for tid in threads() {
-            let mine = items.of(tid);
-            unrolled_for!(j in 0..ITEMS as usize => {
-                let item = mine[j];
-                if item.key != NO_KEY {
-                    let at = shared.load(COUNTS + item.key) + item.rank;
-                    shared.store(SORTED_KEYS + at, item.key);
-                    shared.store(SORTED_ENTRIES + at, item.entry);
-                }
-            });
-        }
-        sync();
-        for tid in threads() {
-            for at in share(tid, total) {
-                let k = shared.load(SORTED_KEYS + at);
-                let to = shared.load(PLACES + k) + (at - shared.load(COUNTS + k));
-                *entries.add(to as usize) = shared.load(SORTED_ENTRIES + at);
+        put_in_order(&shared, &mut items, |k| k);
+        write_in_order(&shared, total, |k| k, |_, entry, to| {
+            *entries.add(to as usize) = entry;
+        });
+    }
+}
+
+/// Puts every item the block's threads hold at its group's place among
+/// the tile's items (`COUNTS`, scanned) plus its rank: keys and entries in
+/// two planes. Ends with a [`sync`].
+#[inline(always)]
+unsafe fn put_in_order(shared: &Shared, items: &mut PerThread<[Item; ITEMS as usize]>, group: impl Fn(u32) -> u32) {
+    for tid in threads() {
+        let mine = items.of(tid);
+        unrolled_for!(j in 0..ITEMS as usize => {
+            let item = mine[j];
+            if item.key != NO_KEY {
+                let at = shared.load(COUNTS + group(item.key)) + item.rank;
+                shared.store(SORTED_KEYS + at, item.key);
+                shared.store(SORTED_ENTRIES + at, item.entry);
             }
+        });
+    }
+    sync();
+}
+
+/// The tile's `total` items in order, consecutive threads taking
+/// consecutive items: `write(key, entry, to)`, `to` the group's place
+/// (`PLACES`) plus the item's place within its group.
+#[inline(always)]
+unsafe fn write_in_order(shared: &Shared, total: u32, group: impl Fn(u32) -> u32, mut write: impl FnMut(u32, u32, u32)) {
+    for tid in threads() {
+        for at in share(tid, total) {
+            let key = shared.load(SORTED_KEYS + at);
+            let g = group(key);
+            write(key, shared.load(SORTED_ENTRIES + at), shared.load(PLACES + g) + (at - shared.load(COUNTS + g)));
         }
     }
 }
