@@ -3,12 +3,13 @@
 //! as Curio makes them), proved by `cuzk::update` on the CPU backend.
 //!
 //! - With parameters from cuzk's own setup, filecoin-proofs'
-//!   `verify_empty_sector_update_proof` accepts the proof. Minutes on 2
+//!   `verify_empty_sector_update_proof` accepts the proof and each
+//!   partition's proof is bellperson's for the same r and s. Minutes on 2
 //!   cores (most of it the setup), so that test is marked ignore and runs
 //!   on the GPU machine's 16 cores (`scripts/gpu-measure.sh real-sealing`).
-//! - With random parameters of the circuit's shape (no setup: it runs in
-//!   CI), each partition's proof is bellperson's for the same r and s.
-//! - Both check that bad requests are typed errors.
+//! - Bad requests are typed errors, checked against both that prover and
+//!   one with random parameters of the circuit's shape (no setup: seconds,
+//!   in CI).
 //!
 //! Its own binary, for a parameter cache of its own.
 #![cfg(feature = "update")]
@@ -73,50 +74,34 @@ fn a_sector_update_is_accepted_by_filecoin_proofs_and_is_bellpersons_proof() {
     bad_requests_are_typed_errors(&prover, &request, &mut rng);
 }
 
-/// The same sector's update proved with random parameters of the update
-/// circuit's shape (no setup, so it runs in CI): bellperson's proof for
-/// the same r and s, bit for bit, and every bad request a typed error.
-/// Random parameters make proofs that no verifying key accepts, so the
-/// check before return is off.
+/// Bad requests against a prover with random parameters of the update
+/// circuit's shape (no setup, so it runs in CI): each is refused with a
+/// typed error before any partition is proved. (Bellperson's proofs of the
+/// same circuits, bit for bit, cost about a minute of CI's 2 cores with
+/// random parameters; the test above compares them on the GPU machine.)
 #[test]
-fn a_sector_update_with_random_parameters_is_bellpersons_proof_and_bad_requests_are_typed_errors() {
+fn bad_update_requests_are_typed_errors_without_a_setup() {
     let dir = tempfile::tempdir().unwrap();
     let circuits = dir.path().join("circuits");
     let seed = rand::random::<u64>();
     println!("seed {seed}");
     let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    let t = std::time::Instant::now();
     let (compiled, _) = update_compiled_circuit(UPDATE, Some(&circuits)).expect("compiled circuit");
-    println!("{UPDATE:?}: circuit recorded in {:.2?}", t.elapsed());
     let params = dir.path().join("random.params");
     cuzk::params_file::write_random_params_file(&params, &QueryLengths::for_shape(&compiled.shape().unwrap()), &mut rng).unwrap();
-    let t = std::time::Instant::now();
     let sector_dir = dir.path().join("sector");
     std::fs::create_dir_all(&sector_dir).unwrap();
     let sector = sealing::update_sector_in(SEAL, UPDATE, seed % 1000, &sector_dir);
-    println!("sealed and updated in {:.2?}: {} partition proof(s)", t.elapsed(), sector.vanilla_proofs.len());
     let request = UpdateRequest { comm_r_old: sector.comm_r_old, comm_r_new: sector.comm_r_new, comm_d_new: sector.comm_d_new, vanilla_proofs: sector.vanilla_proofs };
-
     let config = UpdateProverConfig {
         prover: ProverConfig { backend: Backend::Cpu, verify_proofs: Some(false), ..Default::default() },
-        params_file: Some(params.clone()),
+        params_file: Some(params),
         circuit_cache: Some(circuits),
         verify: false,
     };
     let prover = UpdateProver::new(UPDATE, config).expect("update prover");
-    let randomness: Vec<(Scalar, Scalar)> = request.vanilla_proofs.iter().map(|_| (Scalar::random(&mut rng), Scalar::random(&mut rng))).collect();
-    let t = std::time::Instant::now();
-    let proof = prover.prove_until(&request, randomness.clone(), &Default::default()).expect("update proof");
-    println!("{UPDATE:?}: proved in {:.2?} (circuits {:.2?})", t.elapsed(), proof.circuits);
-    assert_eq!(proof.proof.len(), 192 * request.vanilla_proofs.len());
-    assert!(proof.verify.is_none(), "no verifying key for random parameters");
-    let t = std::time::Instant::now();
-    let params = bellperson::groth16::Parameters::<blstrs::Bls12>::read(std::io::BufReader::new(std::fs::File::open(&params).unwrap()), false).unwrap();
-    for (k, (circuit, (r, s))) in prover.circuits(&request).unwrap().into_iter().zip(randomness).enumerate() {
-        let reference = bellperson::groth16::create_proof(circuit, &params, r, s).unwrap();
-        assert!(reference == proof.partition_proofs[k], "partition {k}: bellperson's proof");
-    }
-    println!("bellperson's proofs in {:.2?}", t.elapsed());
+    // The good request's circuits build (its vanilla proofs pass the checks).
+    assert_eq!(prover.circuits(&request).expect("the good request's circuits").len(), request.vanilla_proofs.len());
     bad_requests_are_typed_errors(&prover, &request, &mut rng);
 }
 
