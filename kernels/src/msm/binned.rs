@@ -70,6 +70,8 @@ const _: () = assert!(2 * BLOCK <= 2 * TILE);
 /// One entry a thread holds across the barriers.
 #[derive(Clone, Copy)]
 struct Item {
+    /// The entry's bucket key (pass 1), or that key less the tile's lowest
+    /// (pass 2, counted in shared memory; the window's key otherwise).
     key: u32,
     entry: u32,
     /// Its place among the block's entries of the same bin (pass 1) or key

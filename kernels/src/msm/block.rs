@@ -213,9 +213,7 @@ impl Shared {
             old
         }
     }
-}
 
-impl Shared {
     /// Words `at .. at + len` replaced by their exclusive prefix sums, by
     /// every thread of the block together; returns their total. Uses
     /// `2 · BLOCK` words at `scratch`, which must not overlap them. Ends
