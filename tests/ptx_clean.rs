@@ -43,7 +43,7 @@ fn ptx_exports_every_msm_kernel_a_plan_launches() {
             }
         }
     }
-    assert!(names.contains("msm_g2_accumulate0_affine") && names.contains("msm_popcount") && names.contains("msm_refine") && names.contains("msm_bin_canonical"), "{names:?}");
+    assert!(names.contains("msm_g2_accumulate0_affine") && names.contains("msm_popcount") && names.contains("msm_refine") && names.contains("msm_bin_canonical") && names.contains("msm_count_bins") && names.contains("msm_count_keys"), "{names:?}");
     for name in names {
         assert!(KERNELS_PTX.contains(&format!(".entry {name}(")), "missing kernel {name}");
     }

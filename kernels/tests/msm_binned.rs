@@ -11,6 +11,7 @@ use common::msm_host::*;
 use common::seeded_rng;
 use cuzk_kernels::ff::ScalarForm;
 use cuzk_kernels::msm::binned::{MAX_BINS_LOG, TILE};
+use cuzk_kernels::msm::binned_counts::COUNT_TILES;
 use cuzk_kernels::msm::block::{Shared, BLOCK};
 use cuzk_kernels::msm::digits::{digit_at, num_windows, SignedDigits};
 use cuzk_kernels::msm::plan::{Curve, MsmConfig, MsmIo, MsmPlan, Sort, Step};
@@ -139,11 +140,16 @@ fn binned_buckets_equal_the_counted_sorts_across_tiles_and_bins() {
             same_buckets("random", seed, &s, None, n, None, c, bins_log);
         }
     }
-    // Every bin count at one size.
+    // Every bin count at one size (from 2^10 bins on, the bin count takes
+    // several launches).
     let s = scalars(&mut rng, 3 * t + 5);
     for bins_log in 1..=11 {
         same_buckets("bins", seed, &s, None, s.len(), None, 12, bins_log);
     }
+    // Several blocks of the bin count, the last one short.
+    let n = (TILE * COUNT_TILES) as usize + 2 * t + 3;
+    let s = scalars(&mut rng, n);
+    same_buckets("count blocks", seed, &s, None, n, None, 20, 0);
 }
 
 #[test]
@@ -218,8 +224,10 @@ fn binned_sort_plans_reject_tables_and_too_many_bins() {
     assert!(MsmPlan::new(1000, Curve::G1, &binned(8, 8)).is_err(), "more bins than a window's buckets");
     assert!(MsmPlan::new(1000, Curve::G1, &binned(20, MAX_BINS_LOG + 1)).is_err());
     let plan = MsmPlan::new(1000, Curve::G1, &binned(20, 0)).unwrap();
-    assert_eq!(plan.binned, Some(10));
+    assert_eq!(plan.binned, Some(9));
     assert_eq!(MsmPlan::new(1000, Curve::G1, &binned(4, 0)).unwrap().binned, Some(3));
+    // At c = 22 a bin holds 2^10 buckets, as at c = 20 and 21.
+    assert_eq!(MsmPlan::new(1000, Curve::G1, &binned(22, 0)).unwrap().binned, Some(11));
     // The staging array fits one window's entries of every scalar.
     assert!(plan.layout.bin_cursor >= plan.layout.staged + 1000);
 }
@@ -232,11 +240,13 @@ fn auto_bins_only_the_largest_untabled_msms() {
         (plan.c, plan.binned, plan.padded.is_some())
     };
     // A 32 GiB partition's H MSM: 2^27 − 1 scalars, c = 20.
-    assert_eq!(sort_of((1 << 27) - 1, None, &auto), (20, Some(10), false));
-    assert_eq!(sort_of(1 << 26, None, &auto), (20, Some(10), false));
-    // Below 2^26 the direct scatter is faster.
-    assert_eq!(sort_of((1 << 26) - 1, None, &auto), (18, None, false));
-    assert_eq!(sort_of(1 << 25, None, &auto), (18, None, false));
+    assert_eq!(sort_of((1 << 27) - 1, None, &auto), (20, Some(9), false));
+    assert_eq!(sort_of(1 << 26, None, &auto), (20, Some(9), false));
+    assert_eq!(sort_of((1 << 26) - 1, None, &auto), (18, Some(9), false));
+    assert_eq!(sort_of(1 << 25, None, &auto), (18, Some(9), false));
+    // Below 2^25 the window is 16 bits, whose cursors leave room for a
+    // second window in a scatter launch: direct.
+    assert_eq!(sort_of((1 << 25) - 1, None, &auto), (16, None, false));
     assert_eq!(sort_of(1 << 24, None, &auto), (16, None, false));
     // A witness: the window and the sort follow its scalars other than 0 and 1.
     assert_eq!(sort_of(1 << 27, Some(2_600_000), &auto), (16, None, false));

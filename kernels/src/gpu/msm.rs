@@ -3,7 +3,7 @@
 //!
 //! The scalar-side kernels (popcount, scan, histogram, scatter) serve both
 //! curves; the point kernels are instantiated for G1 and G2 from one
-//! generic body by [`msm_curve_kernels!`]. Every kernel is a grid-stride
+//! generic body by `msm_curve_kernels!`. Every kernel is a grid-stride
 //! loop over the thread count the plan gives, launched in blocks of `plan::MSM_BLOCK`.
 
 // Kernel signatures are flat parameter lists by nature.
@@ -11,7 +11,7 @@
 
 use crate::ec::{G1Config, G2Config};
 use crate::msm::digits::DigitArgs;
-use crate::msm::{accumulate, batch_affine, binned, padded, reduce, scan, sort, tables};
+use crate::msm::{accumulate, batch_affine, binned, binned_counts, padded, reduce, scan, sort, tables};
 
 kernel! {
     /// `*count +=` how many of the `n` scalars (Montgomery limbs) are neither
@@ -169,7 +169,7 @@ macro_rules! msm_bin_kernel {
                 sets: u32,
                 stride: u32,
                 form: u32,
-                starts: *const u32,
+                bin_starts: *const u32,
                 cursor: *mut u32,
                 bin_cursor: *mut u32,
                 staged: *mut u64,
@@ -181,7 +181,7 @@ macro_rules! msm_bin_kernel {
             ) {
                 let _ = form;
                 let a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows, sets, stride, canonical: $canonical };
-                binned::bin(&a, round_bins & 0xffff, round_bins >> 16, tiles, starts, cursor, bin_cursor, staged, entries, digit_list, digit_count);
+                binned::bin(&a, round_bins & 0xffff, round_bins >> 16, tiles, bin_starts, cursor, bin_cursor, staged, entries, digit_list, digit_count);
             }
         }
     };
@@ -202,8 +202,45 @@ msm_bin_kernel! {
 kernel! {
     /// Binned scatter, pass 2 ([`binned::refine`]): `tiles` blocks of
     /// [`crate::msm::block::BLOCK`] threads.
-    fn msm_refine(staged: *const u64, starts: *const u32, cursor: *mut u32, entries: *mut u32, c: u32, round: u32, bins_log: u32, tiles: u32) {
-        binned::refine(staged, starts, cursor, entries, c, round, bins_log, tiles);
+    fn msm_refine(staged: *const u64, bin_starts: *const u32, cursor: *mut u32, entries: *mut u32, c: u32, round: u32, bins_log: u32, tiles: u32) {
+        binned::refine(staged, bin_starts, cursor, entries, c, round, bins_log, tiles);
+    }
+}
+
+kernel! {
+    /// The binned sort's bin counts of windows `rounds & 0xffff .. rounds
+    /// >> 16` with `2^bins_log` bins ([`binned_counts::count_bins`]):
+    /// `blocks` blocks of [`crate::msm::block::BLOCK`] threads.
+    fn msm_count_bins(
+        scalars: *const u64,
+        n: u32,
+        density: *const u64,
+        prefix: *const u32,
+        base_offset: u32,
+        n_bases: u32,
+        c: u32,
+        windows: u32,
+        sets: u32,
+        stride: u32,
+        form: u32,
+        counts: *mut u32,
+        digit_list: *mut u32,
+        digit_count: *mut u32,
+        bins_log: u32,
+        rounds: u32,
+        blocks: u32,
+    ) {
+        let a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows, sets, stride, canonical: form != 0 };
+        binned_counts::count_bins(&a, bins_log, (rounds & 0xffff, rounds >> 16), blocks, counts, digit_list, digit_count);
+    }
+}
+
+kernel! {
+    /// The binned sort's bucket counts of window `round`
+    /// ([`binned_counts::count_keys`]): `tiles` blocks of
+    /// [`crate::msm::block::BLOCK`] threads.
+    fn msm_count_keys(staged: *const u64, bin_starts: *const u32, counts: *mut u32, c: u32, round: u32, bins_log: u32, tiles: u32) {
+        binned_counts::count_keys(staged, bin_starts, counts, c, round, bins_log, tiles);
     }
 }
 

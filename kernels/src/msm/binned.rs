@@ -31,6 +31,11 @@
 //! and sector rather than one per item (the items' scattered writes were
 //! what kept the L2 busy).
 //!
+//! The starts the passes need are counted without a global atomic per
+//! entry either ([`super::binned_counts`]): the bins' starts once for
+//! every window before pass 1, each window's bucket starts from its staged
+//! pairs between the passes.
+//!
 //! Order inside a bucket is arbitrary, as with the direct scatter.
 
 use super::block::{block_ids, share, sync, threads, PerThread, Shared, BLOCK, SHARED_WORDS};
@@ -83,8 +88,35 @@ const NONE: Item = Item { key: NO_KEY, entry: 0, rank: 0 };
 
 /// The keys of window `round` start here (no tables: window `w` is set `w`).
 #[inline(always)]
-fn first_key(c: u32, round: u32) -> u32 {
+pub(super) fn first_key(c: u32, round: u32) -> u32 {
     round << (c - 1)
+}
+
+/// The entries of window `round`, from the scanned bin counts (the next
+/// window's first bin, or the ones bucket, starts where it ends).
+///
+/// # Safety
+/// `bin_starts` holds `(round + 1) · 2^bins_log + 1` words or more.
+#[inline(always)]
+pub(super) unsafe fn window_entries(bin_starts: *const u32, round: u32, bins_log: u32) -> u32 {
+    *bin_starts.add(((round + 1) << bins_log) as usize) - *bin_starts.add((round << bins_log) as usize)
+}
+
+/// The keys of a tile of window `round`'s staged pairs (`tile ..
+/// min(tile + TILE, count)`): those of the bins of its first and last
+/// pair and of the bins between (pairs are in bin order), as `(low,
+/// span)`: keys `low .. low + span` relative to the window's first.
+///
+/// # Safety
+/// `staged` holds the window's `count > tile` pairs as [`bin`] wrote them.
+#[inline(always)]
+pub(super) unsafe fn tile_keys(staged: *const u64, c: u32, round: u32, bins_log: u32, tile: u32, count: u32) -> (u32, u32) {
+    let first = first_key(c, round);
+    let fine_log = c - 1 - bins_log;
+    let key_of = |k: u32| (*staged.add(k as usize) >> 32) as u32 - first;
+    let low = key_of(tile) >> fine_log << fine_log;
+    let end = ((key_of(count.min(tile + TILE) - 1) >> fine_log) + 1) << fine_log;
+    (low, end - low)
 }
 
 /// Pass 1 for window `round`: every entry of the window's digits as a
@@ -96,18 +128,19 @@ fn first_key(c: u32, round: u32) -> u32 {
 /// *digit_count`.
 ///
 /// # Safety
-/// `a.sets == a.windows` (no tables); `starts` the scanned bucket starts,
-/// `cursor` their copy, `bin_cursor` `2^bins_log` zeroed counters for this
-/// round, `staged` room for the window's entries, `bins_log ≤ c − 1` and
-/// `≤ MAX_BINS_LOG`; the list as [`super::sort::histogram`] wrote it;
-/// `tiles · TILE` covers the scalars read.
+/// `a.sets == a.windows` (no tables); `bin_starts` the scanned bin counts
+/// ([`super::binned_counts::count_bins`]); `cursor[ones]` the ones bucket's
+/// start; `bin_cursor` `2^bins_log` zeroed counters for this round,
+/// `staged` room for the window's entries, `bins_log ≤ c − 1` and `≤
+/// MAX_BINS_LOG`; the list as `count_bins` wrote it; `tiles · TILE` covers
+/// the scalars read.
 #[inline(always)]
 pub unsafe fn bin(
     a: &DigitArgs,
     round: u32,
     bins_log: u32,
     tiles: u32,
-    starts: *const u32,
+    bin_starts: *const u32,
     cursor: *mut u32,
     bin_cursor: *mut u32,
     staged: *mut u64,
@@ -123,7 +156,8 @@ pub unsafe fn bin(
     let fine_log = a.c - 1 - bins_log;
     let bins = 1u32 << bins_log;
     let ones = ones_key(a.c, a.sets);
-    let round_start = *starts.add(first as usize);
+    let round_bins = bin_starts.add((round << bins_log) as usize);
+    let round_start = *round_bins;
     let shared = Shared::block();
 
     for blk in block_ids(tiles) {
@@ -185,14 +219,14 @@ pub unsafe fn bin(
         }
         sync();
         // The bins' places in the staging array: the bin's place in the
-        // window (from the bucket starts) plus what blocks before this one
+        // window (from the bin starts) plus what blocks before this one
         // reserved.
         for tid in threads() {
             for b in share(tid, bins) {
                 let count = shared.load(COUNTS + b);
                 if count != 0 {
                     let reserved = atomic_add(bin_cursor.add(b as usize), count);
-                    let bin_start = *starts.add((first + (b << fine_log)) as usize) - round_start;
+                    let bin_start = *round_bins.add(b as usize) - round_start;
                     shared.store(PLACES + b, bin_start + reserved);
                 }
             }
@@ -212,13 +246,14 @@ pub unsafe fn bin(
 /// through `cursor`. `tiles` blocks of [`BLOCK`] threads.
 ///
 /// # Safety
-/// [`bin`] has run for this round with the same `starts`, `c` and
-/// `bins_log`; `cursor` as it left them; `tiles · TILE` covers the window's
-/// entries.
+/// [`bin`] has run for this round with the same `bin_starts`, `c` and
+/// `bins_log`; `cursor` the window's bucket starts (scanned from
+/// [`super::binned_counts::count_keys`]); `tiles · TILE` covers the
+/// window's entries.
 #[inline(always)]
 pub unsafe fn refine(
     staged: *const u64,
-    starts: *const u32,
+    bin_starts: *const u32,
     cursor: *mut u32,
     entries: *mut u32,
     c: u32,
@@ -227,9 +262,7 @@ pub unsafe fn refine(
     tiles: u32,
 ) {
     let first = first_key(c, round);
-    let fine_log = c - 1 - bins_log;
-    let round_start = *starts.add(first as usize);
-    let count = *starts.add((first + (1 << (c - 1))) as usize) - round_start;
+    let count = window_entries(bin_starts, round, bins_log);
     let shared = Shared::block();
 
     for blk in block_ids(tiles) {
@@ -237,13 +270,7 @@ pub unsafe fn refine(
         if tile >= count {
             continue;
         }
-        // The tile's keys lie in the bins of its first and last pair and
-        // those between (pairs are in bin order): keys `low .. low + span`
-        // relative to the window.
-        let key_of = |k: u32| (*staged.add(k as usize) >> 32) as u32 - first;
-        let low = key_of(tile) >> fine_log << fine_log;
-        let end = ((key_of(count.min(tile + TILE) - 1) >> fine_log) + 1) << fine_log;
-        let span = end - low;
+        let (low, span) = tile_keys(staged, c, round, bins_log, tile, count);
         // Block-uniform.
         let local = span <= LOCAL_KEYS;
         if local {

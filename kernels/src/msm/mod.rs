@@ -20,10 +20,11 @@
 //!    launch so the cursors in use stay in cache (the histogram lists the
 //!    scalars with digits, and only those are read again after the first
 //!    launch). Order inside a bucket is arbitrary: addition is exact.
-//!    Large MSMs without tables can scatter in two passes instead
+//!    Large MSMs without tables can sort in two passes instead
 //!    ([`binned`]: entries to bins of buckets in shared-memory tiles, then
 //!    from the bins to their buckets), one global atomic per block and
-//!    bucket rather than per entry.
+//!    bucket rather than per entry, with counts taken the same way
+//!    ([`binned_counts`]) instead of the histogram.
 //!    With precomputed tables (dense benchmark inputs) the sort is padded
 //!    instead ([`padded`]): no histogram; every bucket gets a fixed number
 //!    of slots, the scatter's cursors count, a streaming copy packs the
@@ -54,6 +55,7 @@
 pub mod accumulate;
 pub mod batch_affine;
 pub mod binned;
+pub mod binned_counts;
 pub mod block;
 pub mod digits;
 pub mod padded;

@@ -135,7 +135,7 @@ pub(super) fn for_rounds(
 /// `list` has room for every flagged index; on the GPU all 32 lanes of the
 /// warp must call this together.
 #[inline(always)]
-unsafe fn append(list: *mut u32, count: *mut u32, i: u32, flag: bool) {
+pub(super) unsafe fn append(list: *mut u32, count: *mut u32, i: u32, flag: bool) {
     let slot = aggregated_increment(count, if flag { 0 } else { NO_KEY });
     if flag {
         *list.add(slot as usize) = i;

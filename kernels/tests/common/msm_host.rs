@@ -89,6 +89,14 @@ pub unsafe fn exec(curve: Curve, step: Step) {
             assert_eq!(n, 8);
             k::msm_refine(p64(0), p32(1), p32(2), p32(3), u(4), u(5), u(6), u(7))
         }
+        Step::CountBins { .. } => {
+            assert_eq!(n, 17);
+            k::msm_count_bins(p64(0), u(1), p64(2), p32(3), u(4), u(5), u(6), u(7), u(8), u(9), u(10), p32(11), p32(12), p32(13), u(14), u(15), u(16))
+        }
+        Step::CountKeys { .. } => {
+            assert_eq!(n, 7);
+            k::msm_count_keys(p64(0), p32(1), p32(2), u(3), u(4), u(5), u(6))
+        }
         Step::Compact { .. } => {
             assert_eq!(n, 6);
             k::msm_compact(p32(0), u(1), u(2), u(3), p32(4), p32(5))

@@ -127,33 +127,36 @@ pub enum Sort {
     /// bucket size, [`padded_cap_log`]), packed after the scatter, overflow
     /// placed last.
     Padded { cap_log: u32 },
-    /// Histogram, scan, and the scatter in two passes per window through
-    /// `2^bins_log` bins of buckets (0: [`default_bins_log`]); windows
-    /// without tables only ([`crate::msm::binned`]).
+    /// Bin counts, then per window two passes through `2^bins_log` bins
+    /// of buckets with the window's bucket counts between them (0:
+    /// [`default_bins_log`]); windows without tables only
+    /// ([`crate::msm::binned`], [`crate::msm::binned_counts`]).
     Binned { bins_log: u32 },
 }
 
 /// Whether [`Sort::Auto`] bins the scatter of an untabled MSM with window
 /// `c` and `general` scalars with digits: with one window's cursors beyond
 /// the direct scatter's L2 share ([`SCATTER_CURSOR_BYTES`], so one window
-/// a launch, c ≥ 18) and at least 2^26 of them. The direct scatter costs
+/// a launch, c ≥ 18) and at least 2^25 of them. The direct scatter costs
 /// more per entry the larger the MSM, the two passes about the same. On
-/// an H200 (2026-12-06, scalars as integers / in Montgomery form): G1 2^25
-/// (c = 18) 232.8 / 235.5 ms counted against 234.5 / 240.8 binned; 2^26
-/// (c = 20) 427.0 / 427.9 against 414.0 / 424.6; 2^27 823.9 / 825.7
-/// against 798.1 / 817.5 (docs/PERFORMANCE.md, "Binned scatter").
+/// an H100 (2026-12-07, scalars as integers, the binned sort with its own
+/// counts): G1 2^25 (c = 18) 237.1 ms counted against 225.8 binned, 2^26
+/// (c = 20) 440.7 against 396.4 (docs/PERFORMANCE.md, "Binned scatter").
 pub fn auto_bins(c: u32, general: usize) -> bool {
     let one_window_a_launch = 2 * (4u64 << (c - 1)) > SCATTER_CURSOR_BYTES;
     one_window_a_launch && general >= AUTO_BINNED_FROM
 }
 
 /// See [`auto_bins`].
-pub const AUTO_BINNED_FROM: usize = 1 << 26;
+pub const AUTO_BINNED_FROM: usize = 1 << 25;
 
-/// Bins per window of the binned sort: 2^10, fewer when the window has
-/// fewer buckets.
+/// Bins per window of the binned sort: 2^9 (all windows' bins then fit
+/// one launch of the bin count, [`crate::msm::binned_counts`]), fewer when
+/// the window has fewer buckets, more when a bin would hold more than 2^10
+/// buckets (two bins' keys must fit pass 2's shared counts,
+/// [`crate::msm::binned::LOCAL_KEYS`]).
 pub fn default_bins_log(c: u32) -> u32 {
-    (c - 1).min(10)
+    (c - 1).min(9).max((c - 1).saturating_sub(10))
 }
 
 /// Slots per bucket for `entries` entries over `buckets` buckets when

@@ -38,6 +38,9 @@ pub struct Layout {
     /// overlapping the accumulation's buffers as the padded sort's do.
     pub staged: usize,
     pub bin_cursor: usize,
+    /// Binned sort only: the bin counts (`windows · 2^bins_log` bins, the
+    /// ones bucket, the total), scanned into the bins' starts.
+    pub bin_starts: ScanLayout,
     /// `entries_max` sorted entries (`u32`).
     pub entries: usize,
     /// Two ping-pong item buffers of the accumulation levels: keys (`u32`)

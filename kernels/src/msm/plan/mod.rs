@@ -10,6 +10,7 @@
 
 use super::digits::{num_windows, top_digit_max, windows_per_set, MAX_WINDOW_BITS};
 use super::binned::{MAX_BINS_LOG, TILE as BIN_TILE};
+use super::binned_counts::{count_blocks, windows_per_count};
 use super::padded::compact_group_log;
 pub use super::padded::PaddedShape;
 use super::scan::{chunks, CHUNK};
@@ -300,11 +301,13 @@ impl MsmPlan {
             overflow_count = alias.take_u32(1);
             bump.0 = bump.0.max(alias.0);
         }
-        let (mut staged, mut bin_cursor) = (0, 0);
+        let (mut staged, mut bin_cursor, mut bin_starts) = (0, 0, ScanLayout::default());
         if let Some(bins_log) = binned {
             let mut alias = Bump(after_entries);
             staged = alias.take(general);
             bin_cursor = alias.take_u32((windows as usize) << bins_log);
+            // The windows' bins, the ones bucket and the total.
+            bin_starts = alias.scan((windows << bins_log) + 2);
             bump.0 = bump.0.max(alias.0);
         }
         let layout = Layout {
@@ -318,6 +321,7 @@ impl MsmPlan {
             overflow_count,
             staged,
             bin_cursor,
+            bin_starts,
             entries,
             item_keys,
             item_points,
@@ -474,6 +478,8 @@ impl MsmPlan {
                 shape,
                 entries: at(l.entries),
             })?;
+        } else if let Some(bins_log) = self.binned {
+            self.binned_sort_steps(l, arena, digits, bins_log, &mut f)?;
         } else {
             f(Step::ZeroU32 {
                 dst: digit_count,
@@ -482,10 +488,9 @@ impl MsmPlan {
             f(Step::Histogram {
                 digits,
                 counts: starts,
-                // Only scatter launches after the first, and the binned
-                // scatter's later windows, read the list: with one scatter
-                // launch the histogram does not write it (null).
-                digit_list: if self.scatter_windows < self.windows || self.binned.is_some() { digit_list } else { 0 },
+                // Only scatter launches after the first read the list: with
+                // one scatter launch the histogram does not write it (null).
+                digit_list: if self.scatter_windows < self.windows { digit_list } else { 0 },
                 digit_count,
             })?;
             scan(&l.starts, &mut f)?;
@@ -494,49 +499,15 @@ impl MsmPlan {
                 dst: cursor,
                 len,
             })?;
-            if let Some(bins_log) = self.binned {
-                let bin_cursor = at(l.bin_cursor);
-                f(Step::ZeroU32 {
-                    dst: bin_cursor,
-                    len: (self.windows as usize) << bins_log,
+            for begin in (0..self.windows).step_by(self.scatter_windows as usize) {
+                f(Step::Scatter {
+                    digits,
+                    cursor,
+                    entries: at(l.entries),
+                    digit_list,
+                    digit_count,
+                    rounds: (begin, (begin + self.scatter_windows).min(self.windows)),
                 })?;
-                let staged = at(l.staged);
-                for round in 0..self.windows {
-                    f(Step::Bin {
-                        digits,
-                        starts,
-                        cursor,
-                        bin_cursor: bin_cursor + ((4 * round as u64) << bins_log),
-                        staged,
-                        entries: at(l.entries),
-                        digit_list,
-                        digit_count,
-                        round,
-                        bins_log,
-                        tiles: self.n.div_ceil(BIN_TILE),
-                    })?;
-                    f(Step::Refine {
-                        staged,
-                        starts,
-                        cursor,
-                        entries: at(l.entries),
-                        c: self.c,
-                        round,
-                        bins_log,
-                        tiles: self.general.div_ceil(BIN_TILE),
-                    })?;
-                }
-            } else {
-                for begin in (0..self.windows).step_by(self.scatter_windows as usize) {
-                    f(Step::Scatter {
-                        digits,
-                        cursor,
-                        entries: at(l.entries),
-                        digit_list,
-                        digit_count,
-                        rounds: (begin, (begin + self.scatter_windows).min(self.windows)),
-                    })?;
-                }
             }
         }
 
@@ -616,6 +587,115 @@ impl MsmPlan {
             ones_key: self.ones_key,
             out: io.out,
         })
+    }
+}
+
+impl MsmPlan {
+    /// The binned sort ([`crate::msm::binned`]): bin counts for every
+    /// window, scanned; then per window pass 1, its bucket counts, scanned
+    /// into its starts, and pass 2 ([`crate::msm::binned_counts`]). Leaves
+    /// the bucket starts as the counted sort's histogram and scan would.
+    fn binned_sort_steps<E>(
+        &self,
+        l: &Layout,
+        arena: u64,
+        digits: DigitAddrs,
+        bins_log: u32,
+        f: &mut dyn FnMut(Step) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let at = |words: usize| arena + 8 * words as u64;
+        let u32_at = |base: u64, i: u32| base + 4 * i as u64;
+        let starts = at(l.starts.levels[0].0);
+        let cursor = at(l.cursor);
+        let (digit_list, digit_count) = (at(l.digit_list), at(l.digit_count));
+        let bin_starts = at(l.bin_starts.levels[0].0);
+        let ones_bin = self.windows << bins_log;
+        f(Step::ZeroU32 {
+            dst: digit_count,
+            len: 1,
+        })?;
+        f(Step::ZeroU32 {
+            dst: bin_starts,
+            len: ones_bin as usize + 2,
+        })?;
+        let per_launch = windows_per_count(bins_log);
+        for begin in (0..self.windows).step_by(per_launch as usize) {
+            f(Step::CountBins {
+                digits,
+                counts: bin_starts,
+                // Pass 1 reads the list after window 0.
+                digit_list: if begin == 0 { digit_list } else { 0 },
+                digit_count,
+                bins_log,
+                rounds: (begin, (begin + per_launch).min(self.windows)),
+                blocks: count_blocks(self.n),
+            })?;
+        }
+        scan_steps(&l.bin_starts, arena, f)?;
+        // The ones bucket's start and the total, where the buckets' scan
+        // would have put them; the ones bucket's cursor for pass 1.
+        f(Step::CopyU32 {
+            src: u32_at(bin_starts, ones_bin),
+            dst: u32_at(starts, self.ones_key),
+            len: 2,
+        })?;
+        f(Step::CopyU32 {
+            src: u32_at(bin_starts, ones_bin),
+            dst: u32_at(cursor, self.ones_key),
+            len: 1,
+        })?;
+        let bin_cursor = at(l.bin_cursor);
+        f(Step::ZeroU32 {
+            dst: bin_cursor,
+            len: ones_bin as usize,
+        })?;
+        let staged = at(l.staged);
+        let keys = 1u32 << (self.c - 1);
+        for round in 0..self.windows {
+            f(Step::Bin {
+                digits,
+                bin_starts,
+                cursor,
+                bin_cursor: u32_at(bin_cursor, round << bins_log),
+                staged,
+                entries: at(l.entries),
+                digit_list,
+                digit_count,
+                round,
+                bins_log,
+                tiles: self.n.div_ceil(BIN_TILE),
+            })?;
+            let tiles = self.general.div_ceil(BIN_TILE);
+            f(Step::CountKeys {
+                staged,
+                bin_starts,
+                counts: starts,
+                c: self.c,
+                round,
+                bins_log,
+                tiles,
+            })?;
+            // The window's counts (zeroed with the rest) into its starts,
+            // from the window's first bin's start.
+            let window = u32_at(starts, round * keys);
+            scan_steps_at(window, keys, &l.starts, arena, u32_at(bin_starts, round << bins_log), f)?;
+            f(Step::CopyU32 {
+                src: window,
+                dst: u32_at(cursor, round * keys),
+                len: keys as usize,
+            })?;
+            f(Step::Refine {
+                staged,
+                bin_starts,
+                cursor,
+                entries: at(l.entries),
+                c: self.c,
+                round,
+                bins_log,
+                tiles,
+            })?;
+        }
+        Ok(())
     }
 }
 

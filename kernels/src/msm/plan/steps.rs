@@ -116,11 +116,25 @@ pub enum Step {
         digit_count: u64,
         rounds: (u32, u32),
     },
+    /// Binned sort: windows `rounds.0..rounds.1`'s entries counted per bin
+    /// (and the ones bucket's) into `counts`, the scalars with digits
+    /// listed when `digit_list` is not 0.
+    CountBins {
+        digits: DigitAddrs,
+        counts: u64,
+        digit_list: u64,
+        digit_count: u64,
+        bins_log: u32,
+        rounds: (u32, u32),
+        /// Blocks of `binned_counts::COUNT_TILES` tiles of scalars.
+        blocks: u32,
+    },
     /// Binned scatter, pass 1: window `round`'s entries into bins in
     /// `staged`, the ones bucket's straight into `entries`.
     Bin {
         digits: DigitAddrs,
-        starts: u64,
+        /// The scanned bin counts.
+        bin_starts: u64,
         cursor: u64,
         /// This round's `2^bins_log` counters.
         bin_cursor: u64,
@@ -133,10 +147,22 @@ pub enum Step {
         /// Blocks of `binned::TILE` scalars.
         tiles: u32,
     },
+    /// Binned sort: window `round`'s staged pairs counted per bucket into
+    /// `counts` (the window's bucket counts, to be scanned into starts).
+    CountKeys {
+        staged: u64,
+        bin_starts: u64,
+        counts: u64,
+        c: u32,
+        round: u32,
+        bins_log: u32,
+        /// Blocks of `binned::TILE` staged pairs.
+        tiles: u32,
+    },
     /// Binned scatter, pass 2: window `round`'s staged pairs into `entries`.
     Refine {
         staged: u64,
-        starts: u64,
+        bin_starts: u64,
         cursor: u64,
         entries: u64,
         c: u32,
@@ -259,6 +285,8 @@ impl Step {
             Step::Bin { digits, .. } if digits.form == ScalarForm::Canonical => "msm_bin_canonical",
             Step::Bin { .. } => "msm_bin",
             Step::Refine { .. } => "msm_refine",
+            Step::CountBins { .. } => "msm_count_bins",
+            Step::CountKeys { .. } => "msm_count_keys",
             Step::Compact { .. } => "msm_compact",
             Step::PlaceOverflow { .. } => "msm_place_overflow",
             Step::Accumulate0 { .. } => pick("msm_g1_accumulate0", "msm_g2_accumulate0"),
@@ -281,7 +309,8 @@ impl Step {
             Step::Scatter { digits, rounds, .. } if rounds.0 > 0 => digits.n.min(LISTED_THREADS),
             Step::Scatter { digits, .. } => digits.n,
             Step::ScatterPadded { digits, .. } => digits.n,
-            Step::Bin { tiles, .. } | Step::Refine { tiles, .. } => tiles * BIN_BLOCK,
+            Step::Bin { tiles, .. } | Step::Refine { tiles, .. } | Step::CountKeys { tiles, .. } => tiles * BIN_BLOCK,
+            Step::CountBins { blocks, .. } => blocks * BIN_BLOCK,
             Step::Compact { slots, cap_log, .. } => (slots >> compact_group_log(cap_log)).min(COMPACT_THREADS),
             Step::PlaceOverflow { .. } => OVERFLOW_THREADS,
             Step::Accumulate0 { threads, .. } | Step::Accumulate { threads, .. } => threads,
@@ -295,7 +324,7 @@ impl Step {
     /// Threads per block of the kernel's launch.
     pub fn block(&self) -> u32 {
         match self {
-            Step::Bin { .. } | Step::Refine { .. } => BIN_BLOCK,
+            Step::Bin { .. } | Step::Refine { .. } | Step::CountBins { .. } | Step::CountKeys { .. } => BIN_BLOCK,
             _ => MSM_BLOCK,
         }
     }
@@ -323,7 +352,7 @@ impl Step {
             } => digit_args(digits, &[*cursor, *entries, *digit_list, *digit_count, rounds.0 as u64, rounds.1 as u64]),
             Step::Bin {
                 digits,
-                starts,
+                bin_starts,
                 cursor,
                 bin_cursor,
                 staged,
@@ -333,17 +362,35 @@ impl Step {
                 round,
                 bins_log,
                 tiles,
-            } => digit_args(digits, &[*starts, *cursor, *bin_cursor, *staged, *entries, *digit_list, *digit_count, (*round | *bins_log << 16) as u64, *tiles as u64]),
+            } => digit_args(digits, &[*bin_starts, *cursor, *bin_cursor, *staged, *entries, *digit_list, *digit_count, (*round | *bins_log << 16) as u64, *tiles as u64]),
             Step::Refine {
                 staged,
-                starts,
+                bin_starts,
                 cursor,
                 entries,
                 c,
                 round,
                 bins_log,
                 tiles,
-            } => args(&[*staged, *starts, *cursor, *entries, *c as u64, *round as u64, *bins_log as u64, *tiles as u64]),
+            } => args(&[*staged, *bin_starts, *cursor, *entries, *c as u64, *round as u64, *bins_log as u64, *tiles as u64]),
+            Step::CountBins {
+                digits,
+                counts,
+                digit_list,
+                digit_count,
+                bins_log,
+                rounds,
+                blocks,
+            } => digit_args(digits, &[*counts, *digit_list, *digit_count, *bins_log as u64, (rounds.0 | (rounds.1 << 16)) as u64, *blocks as u64]),
+            Step::CountKeys {
+                staged,
+                bin_starts,
+                counts,
+                c,
+                round,
+                bins_log,
+                tiles,
+            } => args(&[*staged, *bin_starts, *counts, *c as u64, *round as u64, *bins_log as u64, *tiles as u64]),
             Step::ScatterPadded {
                 digits,
                 counts,
@@ -484,27 +531,48 @@ pub fn scan_steps<E>(
     arena: u64,
     f: &mut dyn FnMut(Step) -> Result<(), E>,
 ) -> Result<(), E> {
-    let at = |words: usize| arena + 8 * words as u64;
-    for k in 0..s.count - 1 {
-        let (data, n) = s.levels[k];
+    let (data, n) = s.levels[0];
+    scan_steps_at(arena + 8 * data as u64, n, s, arena, 0, f)
+}
+
+/// The steps of an in-place exclusive scan of the `n` words at address
+/// `data`, through the chunk-sum arrays of `tree`'s levels 1 and up
+/// (offsets relative to `arena`; each level at least as long as this
+/// scan's), starting from the word at address `start` (0: from zero).
+pub fn scan_steps_at<E>(
+    data: u64,
+    n: u32,
+    tree: &ScanLayout,
+    arena: u64,
+    start: u64,
+    f: &mut dyn FnMut(Step) -> Result<(), E>,
+) -> Result<(), E> {
+    let mut levels = [(0u64, 0u32); 8];
+    levels[0] = (data, n);
+    let mut count = 1;
+    while levels[count - 1].1 > CHUNK {
+        debug_assert!(count < tree.count && tree.levels[count].1 >= chunks(levels[count - 1].1));
+        levels[count] = (arena + 8 * tree.levels[count].0 as u64, chunks(levels[count - 1].1));
+        count += 1;
+    }
+    for k in 0..count - 1 {
         f(Step::ScanReduce {
-            data: at(data),
-            n,
-            out: at(s.levels[k + 1].0),
+            data: levels[k].0,
+            n: levels[k].1,
+            out: levels[k + 1].0,
         })?;
     }
-    let (top, n) = s.levels[s.count - 1];
+    let (top, n) = levels[count - 1];
     f(Step::ScanApply {
-        data: at(top),
+        data: top,
         n,
-        offsets: 0,
+        offsets: start,
     })?;
-    for k in (0..s.count - 1).rev() {
-        let (data, n) = s.levels[k];
+    for k in (0..count - 1).rev() {
         f(Step::ScanApply {
-            data: at(data),
-            n,
-            offsets: at(s.levels[k + 1].0),
+            data: levels[k].0,
+            n: levels[k].1,
+            offsets: levels[k + 1].0,
         })?;
     }
     Ok(())
