@@ -96,7 +96,7 @@ pub const fn sub_small<const N: usize>(a: [u64; N], small: u64) -> [u64; N] {
     out
 }
 
-/// Largest limb count [`unrolled_for!`] expands to.
+/// Largest limb count `unrolled_for!` expands to.
 pub const MAX_UNROLLED_LIMBS: usize = 8;
 
 /// `for $i in 0..$n $body`, expanded textually so `$i` is a constant in each

@@ -134,7 +134,7 @@ unsafe fn affine_batch(a: *mut u64, b: *const u64, idx: *const u32, prefix: *mut
 }
 
 kernel! {
-    /// [`affine_batch`] with the field's inversion (4-bit windows: about
+    /// `affine_batch` with the field's inversion (4-bit windows: about
     /// 463 products, eight odd powers held in registers).
     fn bench_g1_affine_batch(a: *mut u64, b: *const u64, idx: *const u32, prefix: *mut u64, n: u32, k: u32, iters: u32) {
         affine_batch(a, b, idx, prefix, n, k, iters, |x| x.inverse());
@@ -142,7 +142,7 @@ kernel! {
 }
 
 kernel! {
-    /// [`affine_batch`] with a bit-by-bit inversion (about 610 products,
+    /// `affine_batch` with a bit-by-bit inversion (about 610 products,
     /// two values in registers): fewer registers, more threads per SM.
     fn bench_g1_affine_batch_lean(a: *mut u64, b: *const u64, idx: *const u32, prefix: *mut u64, n: u32, k: u32, iters: u32) {
         affine_batch(a, b, idx, prefix, n, k, iters, |x| x.reduce().pow(&<FpConfig as MontConfig<6>>::MODULUS_MINUS_TWO).into());

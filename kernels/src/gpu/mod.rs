@@ -1,6 +1,6 @@
 //! Kernel entry points.
 //!
-//! Each kernel is declared once through [`kernel!`]: on nvptx it becomes an
+//! Each kernel is declared once through `kernel!`: on nvptx it becomes an
 //! exported `extern "ptx-kernel"` symbol; on the host it is a plain `unsafe
 //! fn` with the same signature whose "grid" is a sequential loop, so host
 //! tests run the very same body, buffer layout included.

@@ -86,7 +86,7 @@ unsafe fn warp_sum(mut value: Fr) -> Fr {
 }
 
 kernel! {
-    /// `*first_bad` = min(`*first_bad`, every i < n with a[i]·b[i] ≠ c[i]).
+    /// `*first_bad` = min(`*first_bad`, every `i < n` with `a[i]·b[i] ≠ c[i]`).
     fn r1cs_check(a: *const u64, b: *const u64, c: *const u64, n: u32, first_bad: *mut u32) {
         for i in indices(n) {
             let at = i * FR_LIMBS;
