@@ -24,7 +24,10 @@
 //! the device's waves (`MsmConfig::level0_waves`) and without; `--form
 //! montgomery,canonical` hands the scalars over in Montgomery form (as
 //! blstrs holds them) or as integers (as the prover's H step writes
-//! them, `ScalarForm`).
+//! them, `ScalarForm`). A witness-like case (`skew`) hands over its count
+//! of scalars other than 0 and 1, as the prover does for its witness
+//! MSMs, so its window follows that count; each row shows the plan that
+//! ran.
 
 #[path = "common/on_off.rs"]
 mod on_off;
@@ -35,7 +38,7 @@ use cust::event::{Event, EventFlags};
 use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::stream::{Stream, StreamFlags};
 use cuzk::gpu::elementwise::limbs_in;
-use cuzk::gpu::msm::{default_window_bits, g1_from_result_words, g2_from_result_words, level0_waves, msm_carried, msm_profile, Accumulation, Carry, GpuBases, Level0Waves, MsmConfig, MsmCurve, MsmInput, MsmPlan, ScalarForm, Sort};
+use cuzk::gpu::msm::{default_window_bits_for, g1_from_result_words, g2_from_result_words, level0_waves, msm_carried, msm_profile, Accumulation, Carry, GpuBases, Level0Waves, MsmConfig, MsmCurve, MsmInput, MsmPlan, ScalarForm, Sort};
 use cuzk::gpu::GpuDevice;
 use ff::Field;
 use rand::{Rng, SeedableRng};
@@ -263,9 +266,14 @@ fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], 
     // Calls share the whole MSM's window, set.
     let config = &match calls {
         1 => *config,
-        _ => MsmConfig { window_bits: if config.window_bits == 0 { default_window_bits(n) } else { config.window_bits }, ..*config },
+        _ => MsmConfig { window_bits: if config.window_bits == 0 { default_window_bits_for(n, case.curve) } else { config.window_bits }, ..*config },
     };
     let plan = MsmPlan::new(piece, case.curve, config).unwrap();
+    // A witness-like case hands over its count of scalars other than 0 and
+    // 1, as the prover does for its witness MSMs (the window follows it).
+    let general: Vec<Option<usize>> = (0..calls)
+        .map(|k| case.skew.then(|| scalars[k * piece..n.min((k + 1) * piece)].iter().filter(|s| !bool::from(s.is_zero()) && **s != Scalar::ONE).count()))
+        .collect();
     let scalar_buf = DeviceBuffer::from_slice(&limbs_in(form, scalars)).unwrap();
     let mut arena = unsafe { DeviceBuffer::<u64>::uninitialized(plan.scratch_words()) }.unwrap();
     let out = DeviceBuffer::from_slice(&[0u64; 36]).unwrap();
@@ -277,17 +285,19 @@ fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], 
         n: piece.min(n - k * piece),
         density: None,
         base_offset: k * piece,
-        general: None,
+        general: general[k],
     };
     let carry = |k: usize| if calls == 1 { Carry::WHOLE } else { Carry::of(k, calls) };
     let (start, stop) = (Event::new(EventFlags::DEFAULT).unwrap(), Event::new(EventFlags::DEFAULT).unwrap());
     let mut times = Vec::new();
+    // The plan the calls ran (a witness-like case's follows its count).
+    let mut ran = None;
     for run in 0..WARMUP + RUNS {
         start.record(&stream).unwrap();
         for k in 0..calls {
             // SAFETY: every buffer outlives the event synchronize below;
             // the calls run in order on one stream and arena.
-            unsafe { msm_carried(gpu, &stream, bases, &input(k), config, &mut arena, out.as_device_ptr(), carry(k)) }.unwrap();
+            ran = Some(unsafe { msm_carried(gpu, &stream, bases, &input(k), config, &mut arena, out.as_device_ptr(), carry(k)) }.unwrap());
         }
         stop.record(&stream).unwrap();
         stop.synchronize().unwrap();
@@ -299,6 +309,7 @@ fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], 
     out.copy_to(&mut words[..]).unwrap();
     times.sort_by(|a, b| a.total_cmp(b));
     let median = times[times.len() / 2];
+    let plan = ran.expect("the MSM ran");
     println!(
         "{:<14} {:>3} {:>3} {:>3} {:>5} {:>8} {:>6} {:>5} {:>4} {:>10.0} {:>10.2} {:>10.2} {:>12.1}",
         case.name,

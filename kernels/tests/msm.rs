@@ -19,7 +19,7 @@ use cuzk_kernels::gpu::msm as k;
 use cuzk_kernels::msm::digits::{general_mont, kind, num_windows, top_digit_max, Kind, SignedDigits, MAX_WINDOW_BITS};
 use cuzk_kernels::msm::tables::{TABLE_BATCH, TABLE_SCRATCH_ELEMENTS};
 use cuzk_kernels::msm::plan::{
-    Accumulation, default_scatter_windows, default_window_bits, msm_scratch_bytes, scan_layout, scan_steps, Curve,
+    Accumulation, default_scatter_windows, default_window_bits, default_window_bits_for, msm_scratch_bytes, scan_layout, scan_steps, Curve,
     MsmConfig, MsmIo, MsmPlan, PaddedShape, Sort, Step, SCATTER_CURSOR_BYTES, table_spacing_bits, padded_cap_log,
     fit_chunk0_to_waves, Level0Waves,
 };
@@ -48,8 +48,16 @@ fn window_counts_leave_room_for_the_signed_carry() {
     assert_eq!(default_window_bits(1 << 24), 16);
     assert_eq!(default_window_bits(1 << 25), 18);
     assert_eq!(default_window_bits(1 << 27), 20);
+    // G1 takes 20 from 2^24 on (binned); G2 the shared rule.
+    assert_eq!(default_window_bits_for((1 << 24) - 1, Curve::G1), 16);
+    assert_eq!(default_window_bits_for(1 << 24, Curve::G1), 20);
+    assert_eq!(default_window_bits_for(1 << 25, Curve::G1), 20);
+    assert_eq!(default_window_bits_for(1 << 24, Curve::G2), 16);
+    assert_eq!(default_window_bits_for(1 << 25, Curve::G2), 18);
     // A density plan picks the window (and entry bound) of its selected count.
     let sparse = MsmPlan::for_selected(1 << 27, 1 << 25, Curve::G1, &MsmConfig::default()).unwrap();
+    assert_eq!((sparse.c, sparse.entries_max), (20, 13 << 25));
+    let sparse = MsmPlan::for_selected(1 << 27, 1 << 25, Curve::G2, &MsmConfig::default()).unwrap();
     assert_eq!((sparse.c, sparse.entries_max), (18, 15 << 25));
     // 2^27 scalars at the default window still fit the u32 entry positions.
     assert!(MsmPlan::new(1 << 27, Curve::G1, &MsmConfig::default()).is_ok());

@@ -24,7 +24,7 @@ use cuzk_kernels::layout::{G1_AFFINE_LIMBS, G1_JACOBIAN_LIMBS, G2_AFFINE_LIMBS, 
 use cuzk_kernels::msm::plan::{MsmIo, Step, MSM_BLOCK};
 use cuzk_kernels::msm::tables::{TABLE_BATCH, TABLE_SCRATCH_ELEMENTS};
 
-pub use cuzk_kernels::msm::plan::{default_window_bits, table_spacing_bits, Accumulation, Carry, Curve as MsmCurve, Level0Waves, MsmConfig, MsmPlan, Sort};
+pub use cuzk_kernels::msm::plan::{default_window_bits, default_window_bits_for, table_spacing_bits, Accumulation, Carry, Curve as MsmCurve, Level0Waves, MsmConfig, MsmPlan, Sort};
 
 pub use cuzk_kernels::ff::ScalarForm;
 
@@ -59,7 +59,7 @@ pub fn level0_waves(gpu: &GpuDevice) -> Result<Level0Waves, ProverError> {
 const TABLE_CHUNK_POINTS: usize = 1 << 22;
 
 /// Arena bytes an MSM of `n` scalars on `curve` needs with window bits `c`
-/// (0: [`default_window_bits`]) and default settings otherwise. For other
+/// (0: [`default_window_bits_for`]) and default settings otherwise. For other
 /// settings use `MsmPlan::new(n, curve, &config)?.scratch_bytes()`.
 pub fn msm_scratch_bytes(n: usize, curve: MsmCurve, c: u32) -> Result<usize, ProverError> {
     let config = MsmConfig { window_bits: c, ..MsmConfig::default() };

@@ -137,18 +137,19 @@ pub enum Sort {
 /// Whether [`Sort::Auto`] bins the scatter of an untabled MSM with window
 /// `c` and `general` scalars with digits: with one window's cursors beyond
 /// the direct scatter's L2 share ([`SCATTER_CURSOR_BYTES`], so one window
-/// a launch, c ≥ 18) and at least 2^25 of them. The direct scatter costs
+/// a launch, c ≥ 18) and at least 2^24 of them. The direct scatter costs
 /// more per entry the larger the MSM, the two passes about the same. On
 /// an H100 (2026-12-07, scalars as integers, the binned sort with its own
-/// counts): G1 2^25 (c = 18) 237.1 ms counted against 225.8 binned, 2^26
-/// (c = 20) 440.7 against 396.4 (docs/PERFORMANCE.md, "Binned scatter").
+/// counts): G1 2^24 (c = 20) 124.8 ms counted against 115.3 binned, 2^25
+/// (c = 18) 237.1 against 225.8, 2^26 (c = 20) 440.7 against 396.4
+/// (docs/PERFORMANCE.md, "Binned scatter").
 pub fn auto_bins(c: u32, general: usize) -> bool {
     let one_window_a_launch = 2 * (4u64 << (c - 1)) > SCATTER_CURSOR_BYTES;
     one_window_a_launch && general >= AUTO_BINNED_FROM
 }
 
 /// See [`auto_bins`].
-pub const AUTO_BINNED_FROM: usize = 1 << 25;
+pub const AUTO_BINNED_FROM: usize = 1 << 24;
 
 /// Bins per window of the binned sort: 2^9 (all windows' bins then fit
 /// one launch of the bin count, [`crate::msm::binned_counts`]), fewer when
@@ -335,7 +336,27 @@ pub fn fit_chunk0_to_waves(entries: u64, chunk: u64, wave: u64) -> u64 {
 /// and the measurements behind them").
 pub const MAX_DEFAULT_CHUNK0: u64 = 1024;
 
-/// The window size for `n` scalars (G1 and G2 alike).
+/// The window size for `n` scalars on `curve`: [`default_window_bits`],
+/// except for G1 from [`G1_WIDE_WINDOWS_FROM`] scalars on: 20, which the
+/// binned sort makes the best there ([`auto_bins`]). On an H100
+/// (2026-12-07, integers, docs/PERFORMANCE.md "MSM window size"): G1 2^24
+/// at c = 16 (counted) / 19 / 20 (binned) 124.0 / 115.1 / 115.3 ms, in
+/// Montgomery form 124.2 / – / 119.3; G1 2^25 at c = 18 / 19 / 20 (binned)
+/// 225.7 / 217.0 / 209.7. G2 2^24 stays flat from 16 to 18 (355–359 ms),
+/// so G2 keeps the shared rule.
+pub fn default_window_bits_for(n: usize, curve: Curve) -> u32 {
+    if curve == Curve::G1 && n >= G1_WIDE_WINDOWS_FROM {
+        20
+    } else {
+        default_window_bits(n)
+    }
+}
+
+/// See [`default_window_bits_for`] (below 2^24 not measured against 16).
+pub const G1_WIDE_WINDOWS_FROM: usize = 1 << 24;
+
+/// The window size for `n` scalars (G1 and G2 alike; the plan takes
+/// [`default_window_bits_for`]'s, this one bounds carried calls).
 ///
 /// From 2^20 on, the best measured on an H200 (docs/PERFORMANCE.md, random
 /// scalars, both curves): 16 up to 2^24 (larger windows add more bucket

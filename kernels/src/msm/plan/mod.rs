@@ -101,7 +101,7 @@ impl MsmPlan {
         let selected = selected.min(n);
         let general = general.map_or(selected, |g| g.min(selected));
         let c = if config.window_bits == 0 {
-            default_window_bits(general.max(1))
+            default_window_bits_for(general.max(1), curve)
         } else {
             config.window_bits
         };
