@@ -21,7 +21,7 @@ use super::binned::{first_key, tile_keys, window_entries, ITEMS, TILE};
 use super::block::{block_ids, share, sync, threads, Shared, BLOCK, SHARED_WORDS};
 use super::digits::{classify, ones_key, read, DigitArgs, Kind, SignedDigits};
 use super::sort::{append, for_rounds};
-use super::warp::{atomic_add, lane, match_any};
+use super::warp::{aggregated_add, atomic_add};
 use super::NO_KEY;
 use crate::ff::limbs::unrolled_for;
 use crate::ff::Fr;
@@ -169,10 +169,7 @@ pub unsafe fn count_keys(staged: *const u64, bin_starts: *const u32, counts: *mu
                     }
                 } else {
                     // Block-uniform branch: every lane of the warp is here.
-                    let peers = match_any(key);
-                    if key != NO_KEY && lane() == peers.trailing_zeros() {
-                        atomic_add(counts.add(key as usize), peers.count_ones());
-                    }
+                    aggregated_add(counts, key);
                 }
             });
         }

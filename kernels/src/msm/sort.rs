@@ -10,7 +10,7 @@
 //! ones bucket) share one atomic ([`super::warp::aggregated_increment`]).
 
 use super::digits::{load, ones_key, round_key, DigitArgs, Kind, SetWalk, SignedDigits};
-use super::warp::{aggregated_increment, all, atomic_add, lane, match_any, uniform_indices};
+use super::warp::{aggregated_add, aggregated_increment, all, uniform_indices};
 use super::NO_KEY;
 
 /// The per-lane state for one scalar (or an idle lane past the end).
@@ -45,12 +45,7 @@ pub unsafe fn histogram(a: &DigitArgs, counts: *mut u32, digit_list: *mut u32, d
         if warp_all_skip(kind) {
             continue;
         }
-        for_rounds(a, base, kind, &mut digits, 0, a.windows, |key, _| {
-            let peers = match_any(key);
-            if key != NO_KEY && lane() == peers.trailing_zeros() {
-                atomic_add(counts.add(key as usize), peers.count_ones());
-            }
-        });
+        for_rounds(a, base, kind, &mut digits, 0, a.windows, |key, _| aggregated_add(counts, key));
     }
 }
 

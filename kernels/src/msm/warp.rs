@@ -119,6 +119,20 @@ pub unsafe fn atomic_add(ptr: *mut u32, v: u32) -> u32 {
     core::sync::atomic::AtomicU32::from_ptr(ptr).fetch_add(v, core::sync::atomic::Ordering::Relaxed)
 }
 
+/// Warp-aggregated count: every lane with `key != NO_KEY` adds one to
+/// `counters[key]`; lanes sharing a key issue one atomic between them
+/// ([`aggregated_increment`] without the slots).
+///
+/// # Safety
+/// As for [`aggregated_increment`].
+#[inline(always)]
+pub unsafe fn aggregated_add(counters: *mut u32, key: u32) {
+    let peers = match_any(key);
+    if key != super::NO_KEY && lane() == peers.trailing_zeros() {
+        atomic_add(counters.add(key as usize), peers.count_ones());
+    }
+}
+
 /// Warp-aggregated counter increment: every lane with `key != NO_KEY` adds
 /// one to `counters[key]`; lanes sharing a key issue one atomic between them.
 /// Returns this lane's slot: the counter's value before the warp's add plus

@@ -588,9 +588,7 @@ impl MsmPlan {
             out: io.out,
         })
     }
-}
 
-impl MsmPlan {
     /// The binned sort ([`crate::msm::binned`]): bin counts for every
     /// window, scanned; then per window pass 1, its bucket counts, scanned
     /// into its starts, and pass 2 ([`crate::msm::binned_counts`]). Leaves
