@@ -39,7 +39,7 @@ def words32(limbs):
     return out
 
 
-def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=False, pair=False):
+def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=False, terms=1):
     """One asm block. `special`: use the r-shaped reduction (see
     `r_shaped`) when the modulus allows it; False keeps the generic v2 one.
 
@@ -47,6 +47,14 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=Fal
     and the result is < 2p (congruent to a*b/R): with a < 2p the running
     value stays below 3p*2^32 (n+1 words) and the end value below
     ab/R + p < 2p*p/R + p < 2p, which needs 2p < 2^(32n) (r: 0.91*2^256).
+
+    `terms` (2 or 4, lazy only): a*b + c*d (+ e*f + g*h) with one
+    reduction, every operand < 2p. Each round adds the words of all the
+    multipliers (b_i, d_i, ...) times their multiplicands, so the running
+    value stays below (2*terms + 1)*p*2^32 (Fp, 4 terms: 0.91*2^416, within
+    the n+1 words) and the end value below 4*terms*p*p/R + p: 1.81p for two
+    terms (< 2p as it is), 2.63p for four, which one conditional
+    subtraction of p brings below 2p.
 
     `square`: a*a with each cross product a_i*a_j (i < j) computed once.
     Round i adds row i, a_i * (a_i, 2a_{i+1}, 2a_{i+2}, ...) at relative
@@ -78,9 +86,10 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=Fal
 
     A = [f"{{a{i}}}" for i in range(n)]
     B = A if square else [f"{{b{i}}}" for i in range(n)]
-    C = [f"{{c{i}}}" for i in range(n)]
-    D = [f"{{d{i}}}" for i in range(n)]
-    assert not pair or (lazy and not square)
+    assert terms in (1, 2, 4) and (terms == 1 or (lazy and not square))
+    # The products beyond a*b: (multiplicand, multiplier) words.
+    extra = [([f"{{{x}{i}}}" for i in range(n)], [f"{{{y}{i}}}" for i in range(n)])
+             for x, y in ["cd", "ef", "gh"][:terms - 1]]
     P = [f"0x{w:08x}" for w in p]
     X = [new() for _ in range(n + 1)]
     Y = [new() for _ in range(n + 1)]
@@ -179,9 +188,9 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=Fal
                 ops.append(f"mul.hi.u32 {acc[pos + 1]}, {B[0]}, {row(0, j)};")
             ops.append(f"mov.u32 {X[n]}, 0;")
             ops.append(f"mov.u32 {Y[n]}, 0;")
-            if pair:
-                chain(X, C, D[0], odd=False)
-                chain(Y, C, D[0], odd=True)
+            for S, T in extra:
+                chain(X, S, T[0], odd=False)
+                chain(Y, S, T[0], odd=True)
         else:
             # Divide the previous row by 2^32 while accumulating: X[0] is 0,
             # X[1] joins Y at word 0 (Y becomes the even accumulator), and
@@ -204,9 +213,9 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=Fal
             ops.append(f"addc.u32 {X[n]}, 0, 0;")
             X, Y = Y, X
             chain(X, [row(i, j) for j in range(n)], B[i], odd=False)
-            if pair:
-                chain(X, C, D[i], odd=False)
-                chain(Y, C, D[i], odd=True)
+            for S, T in extra:
+                chain(X, S, T[i], odd=False)
+                chain(Y, S, T[i], odd=True)
         if r_shaped:
             reduce_r_shaped(X, Y)
         else:
@@ -221,8 +230,11 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=Fal
         ops.append(f"addc.cc.u32 {R[k]}, {R[k]}, {Y[k - 1]};")
     ops.append(f"addc.u32 {R[n]}, {R[n]}, {Y[n - 1]};")
     R = R[1:]
-    if lazy:
-        assert 2 * sum(w << (32 * i) for i, w in enumerate(p)) < 2 ** (32 * n)
+    modulus = sum(w << (32 * i) for i, w in enumerate(p))
+    # A sum's running value (see `terms` above) fits X's n+1 words.
+    assert terms == 1 or (2 * terms + 1) * modulus < 2 ** (32 * n)
+    if lazy and terms <= 2:
+        assert 2 * modulus < 2 ** (32 * n)
         for k in range(n):
             ops.append(f"mov.u32 {{r{k}}}, {R[k]};")
     else:
@@ -236,11 +248,15 @@ def gen_mul(name, limbs, inv, fn_name=None, special=True, square=False, lazy=Fal
             ops.append(f"selp.u32 {{r{k}}}, {S[k]}, {R[k]}, czp;")
 
     decl = f".reg .u32 {', '.join(regs)};"
-    lines = ["{{", decl] + ([] if lazy else [".reg .pred czp;"]) + ops + ["}}"]
-    operands = ["a"] if square else (["a", "b", "c", "d"] if pair else ["a", "b"])
-    if pair:
+    lines = ["{{", decl] + ([] if lazy and terms <= 2 else [".reg .pred czp;"]) + ops + ["}}"]
+    operands = ["a"] if square else list("abcdefgh"[:2 * terms])
+    if terms == 4:
+        doc = (f"/// `(a·b + c·d + e·f + g·h) / 2^{32 * n}` for `{name}` with one reduction and\n"
+               f"/// one conditional subtraction: operands `< 2p`, result `< 2p` (see\n"
+               f"/// `gen_mul(terms=4)` in the generator).")
+    elif terms == 2:
         doc = (f"/// `(a·b + c·d) / 2^{32 * n}` for `{name}` with one reduction: `a, b, c, d < 2p`,\n"
-               f"/// result `< 2p` (see `gen_mul(pair=True)` in the generator).")
+               f"/// result `< 2p` (see `gen_mul(terms=2)` in the generator).")
     elif square and lazy:
         doc = (f"/// Montgomery square for `{name}` without the final subtraction: `a < 2p`,\n"
                f"/// result `< 2p` (see `gen_mul(square=True, lazy=True)` in the generator).")
@@ -469,10 +485,11 @@ def compile_ops(ops):
 
 # What is generated: (field, function, r-shaped reduction where the modulus
 # allows it?, square?, lazy?, sum of two products?).
-VARIANTS = [("fr", "fr_mont_mul", True, False, False, False), ("fp", "fp_mont_mul", True, False, False, False),
-            ("fr", "fr_mont_sqr", True, True, False, False), ("fp", "fp_mont_sqr", True, True, False, False),
-            ("fr", "fr_mont_mul_lazy", True, False, True, False), ("fp", "fp_mont_mul_lazy", True, False, True, False),
-            ("fp", "fp_mont_sqr_lazy", True, True, True, False), ("fp", "fp_mont_mul2_lazy", True, False, True, True)]
+VARIANTS = [("fr", "fr_mont_mul", True, False, False, 1), ("fp", "fp_mont_mul", True, False, False, 1),
+            ("fr", "fr_mont_sqr", True, True, False, 1), ("fp", "fp_mont_sqr", True, True, False, 1),
+            ("fr", "fr_mont_mul_lazy", True, False, True, 1), ("fp", "fp_mont_mul_lazy", True, False, True, 1),
+            ("fp", "fp_mont_sqr_lazy", True, True, True, 1), ("fp", "fp_mont_mul2_lazy", True, False, True, 2),
+            ("fp", "fp_mont_mul4_lazy", True, False, True, 4)]
 # Additions without the full reduction (the NTT's butterflies, the curve formulas).
 LAZY_ADDSUB = ["fr", "fp"]
 
@@ -539,11 +556,11 @@ def top_carry_operands(n, rng, top, last_row):
 def selftest():
     import random
     rng = random.Random(0x5EED)
-    for name, fn, special, square, lazy, pair in VARIANTS:
+    for name, fn, special, square, lazy, terms in VARIANTS:
         limbs, inv = FIELDS[name]
-        ops = asm_ops(gen_mul(name, limbs, inv, fn, special, square, lazy, pair))
-        if pair:
-            selftest_pair(name, fn, ops, rng)
+        ops = asm_ops(gen_mul(name, limbs, inv, fn, special, square, lazy, terms))
+        if terms > 1:
+            selftest_sum(name, fn, ops, rng, terms)
             continue
         run = compile_ops(ops)
         n = 2 * len(limbs)
@@ -617,33 +634,40 @@ def selftest():
               + ", ".join(f"{k}: {v}" for k, v in hits.items()) + f"), {len(ops)} PTX instructions")
 
 
-def selftest_pair(name, fn, ops, rng):
-    """a*b + c*d with one reduction, for lazy operands (< 2p): edges
-    (0, 1, p - 1, p, 2p - 1, all-ones words below 2p), random values below
-    p and below 2p, and all four at 2p - 1."""
+def selftest_sum(name, fn, ops, rng, terms):
+    """a*b + c*d (+ e*f + g*h) with one reduction, for lazy operands (< 2p):
+    edges (0, 1, p - 1, p, 2p - 1, all-ones words below 2p), random values
+    below p and below 2p, all operands at 2p - 1 (the largest end value,
+    which the four-term form must bring below 2p), and the top-carry shapes."""
     limbs, inv = FIELDS[name]
     n = 2 * len(limbs)
+    k = 2 * terms
     p = sum(w << (64 * i) for i, w in enumerate(limbs))
     rinv = pow(2 ** (32 * n), -1, p)
     edges = [0, 1, 2, p - 1, p, p + 1, 2 * p - 1, 2 * p - 2, 2 ** 32 - 1, 2 ** (32 * n - 1) % (2 * p),
              sum(0xFFFFFFFF << (64 * i) for i in range(n // 2)) % (2 * p)]
-    cases = [tuple(rng.choice(edges) for _ in range(4)) for _ in range(5000)]
-    cases += [tuple(rng.randrange(2 * p) for _ in range(4)) for _ in range(10000)]
-    cases += [tuple(rng.randrange(p) for _ in range(4)) for _ in range(1000)]
-    cases += [(2 * p - 1,) * 4, (2 * p - 1, 2 * p - 1, 0, 0), (0, 0, 2 * p - 1, 2 * p - 1)]
-    cases += [top_carry_operands(n, rng, 2 * p, k % 2 == 1) + top_carry_operands(n, rng, 2 * p, k % 2 == 1)
-              for k in range(2000)]
+    cases = [tuple(rng.choice(edges) for _ in range(k)) for _ in range(5000)]
+    cases += [tuple(rng.randrange(2 * p) for _ in range(k)) for _ in range(10000)]
+    cases += [tuple(rng.randrange(p) for _ in range(k)) for _ in range(1000)]
+    cases += [tuple(2 * p - 1 - rng.randrange(p >> 8) for _ in range(k)) for _ in range(1000)]
+    cases += [(2 * p - 1,) * k, (2 * p - 1, 2 * p - 1) + (0,) * (k - 2), (0,) * (k - 2) + (2 * p - 1, 2 * p - 1)]
+    cases += [sum((top_carry_operands(n, rng, 2 * p, j % 2 == 1) for _ in range(terms)), ())
+              for j in range(2000)]
     run = compile_ops(ops)
-    for a, b, c, d in cases:
+    big = 0
+    for ops_in in cases:
         env = {}
         for i in range(n):
-            for k, v in zip("abcd", (a, b, c, d)):
-                env[f"{{{k}{i}}}"] = (v >> (32 * i)) & 0xFFFFFFFF
+            for name_k, v in zip("abcdefgh", ops_in):
+                env[f"{{{name_k}{i}}}"] = (v >> (32 * i)) & 0xFFFFFFFF
         env = run(env)
         got = sum(env[f"{{r{i}}}"] << (32 * i) for i in range(n))
-        want = (a * b + c * d) * rinv % p
-        assert got < 2 * p and got % p == want, (fn, hex(a), hex(b), hex(c), hex(d), hex(got), hex(want))
-    print(f"{fn}: {len(cases)} sums of products match, {len(ops)} PTX instructions")
+        total = sum(ops_in[2 * t] * ops_in[2 * t + 1] for t in range(terms))
+        want = total * rinv % p
+        big += got >= p
+        assert got < 2 * p and got % p == want, (fn, [hex(v) for v in ops_in], hex(got), hex(want))
+    print(f"{fn}: {len(cases)} sums of {terms} products match ({big} results in [p, 2p)), "
+          f"{len(ops)} PTX instructions")
 
 
 def selftest_addsub():
@@ -687,8 +711,8 @@ if __name__ == "__main__":
         selftest()
         selftest_addsub()
     else:
-        print(HEADER + "".join(gen_mul(f, *FIELDS[f], fn, special, square, lazy, pair)
-                               for f, fn, special, square, lazy, pair in VARIANTS)
+        print(HEADER + "".join(gen_mul(f, *FIELDS[f], fn, special, square, lazy, terms)
+                               for f, fn, special, square, lazy, terms in VARIANTS)
               + "".join(gen_addsub(f, FIELDS[f][0], sub) for f in FIELDS for sub in (False, True))
               + "".join(gen_addsub(f, FIELDS[f][0], sub, True) for f in LAZY_ADDSUB for sub in (False, True)),
               end="")

@@ -343,6 +343,15 @@ fn gpu_fp2_kernels_match_blstrs() {
     let mut rng = common::rng();
     let mut report = Report::new("gpu_fp2_kernels_match_blstrs");
     check_field::<Fp2>(&gpu, &mut rng, &mut report);
+    // The fused sum of products (G2's Y3: four base products, one reduction).
+    let (a, b) = binary_inputs::<Fp2>(&mut rng);
+    if let Some(got) = report.run::<Fp2>(&gpu, "fp2_mul2", &[words(&a), words(&b)], a.len()) {
+        report.check("fp2_mul2", a.len(), |i| {
+            let (x, y) = (a[i], b[i]);
+            let want = x * y + (x + y) * (x - y);
+            (!same_words(&got[i], &want)).then(|| format!("{x:?}, {y:?}: got {:?}, expected {want:?}", got[i]))
+        });
+    }
     report.finish();
 }
 

@@ -55,6 +55,11 @@ field_tests!(Scalar: fr_add, fr_sub, fr_mul, fr_sqr, fr_neg, fr_dbl, fr_inv);
 field_tests!(Fp: fp_add, fp_sub, fp_mul, fp_sqr, fp_neg, fp_dbl, fp_inv);
 field_tests!(Fp2: fp2_add, fp2_sub, fp2_mul, fp2_sqr, fp2_neg, fp2_dbl, fp2_inv);
 
+#[test]
+fn fp2_mul2() {
+    check_binary::<Fp2>("fp2_mul2", k::fp2_mul2, |x, y| x * y + (x + y) * (x - y));
+}
+
 fn scalar_canonical(x: &Scalar) -> [u64; 4] {
     let bytes = x.to_bytes_le();
     std::array::from_fn(|i| u64::from_le_bytes(bytes[8 * i..8 * i + 8].try_into().unwrap()))

@@ -81,6 +81,7 @@ const KERNELS: &[(&str, &[usize], usize)] = &[
     ("fp2_add", &[FP2_LIMBS, FP2_LIMBS], FP2_LIMBS),
     ("fp2_sub", &[FP2_LIMBS, FP2_LIMBS], FP2_LIMBS),
     ("fp2_mul", &[FP2_LIMBS, FP2_LIMBS], FP2_LIMBS),
+    ("fp2_mul2", &[FP2_LIMBS, FP2_LIMBS], FP2_LIMBS),
     ("fp2_sqr", &[FP2_LIMBS], FP2_LIMBS),
     ("fp2_neg", &[FP2_LIMBS], FP2_LIMBS),
     ("fp2_dbl", &[FP2_LIMBS], FP2_LIMBS),

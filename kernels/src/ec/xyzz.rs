@@ -165,8 +165,9 @@ impl<C: CurveConfig> Xyzz<C> {
 /// The end of both additions: `X3 = R² − HHH − 2Q` and `Y3 = R·(Q − X3) −
 /// Y1·HHH`, where `Y1` is the first point's y (scaled by the second's ZZZ
 /// in the full addition). Where the base field fuses two products (Fp on
-/// the GPU), Y3's take one reduction, at the cost of `Y1` staying live to
-/// the end; otherwise `Y1·HHH` goes first, so that `Y1` dies early.
+/// the GPU: one reduction; Fp2: one per coordinate, over four base
+/// products), Y3's are fused, at the cost of `Y1` staying live to the end;
+/// otherwise `Y1·HHH` goes first, so that `Y1` dies early.
 #[inline(always)]
 fn x3_y3<F: Field>(r: F, q: F, hhh: F, y1: F) -> (F, F) {
     if F::FUSED_MUL2 {

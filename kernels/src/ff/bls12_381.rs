@@ -162,7 +162,7 @@ impl MontConfig<6> for FpConfig {
     }
 
     /// On the GPU both products go into one CIOS loop and one reduction
-    /// (`gen_mul(pair=True)`); the host's default (two products and an
+    /// (`gen_mul(terms=2)`); the host's default (two products and an
     /// addition) gives the same residues, so the curve formulas' fused
     /// order runs in the host tests too.
     const FUSED_MUL2: bool = true;
@@ -171,6 +171,26 @@ impl MontConfig<6> for FpConfig {
     #[inline(always)]
     fn mont_mul2_lazy(a: &[u64; 6], b: &[u64; 6], c: &[u64; 6], d: &[u64; 6]) -> [u64; 6] {
         super::ptx_montmul::fp_mont_mul2_lazy(a, b, c, d)
+    }
+
+    /// Four products, one reduction and one conditional subtraction on the
+    /// GPU (`gen_mul(terms=4)`); on the host two pairs and an addition,
+    /// with the same residues.
+    const FUSED_MUL4: bool = true;
+
+    #[cfg(all(target_arch = "nvptx64", not(cuzk_generic_mul)))]
+    #[inline(always)]
+    fn mont_mul4_lazy(
+        a: &[u64; 6],
+        b: &[u64; 6],
+        c: &[u64; 6],
+        d: &[u64; 6],
+        e: &[u64; 6],
+        f: &[u64; 6],
+        g: &[u64; 6],
+        h: &[u64; 6],
+    ) -> [u64; 6] {
+        super::ptx_montmul::fp_mont_mul4_lazy(a, b, c, d, e, f, g, h)
     }
 
     /// `fp_mont_mul` allows `a < 2p` (the generator's self-test checks it).

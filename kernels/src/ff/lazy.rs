@@ -43,6 +43,27 @@ impl<P: MontConfig<N>, const N: usize> Lazy<P, N> {
         Lazy(Mont::from_raw(limbs))
     }
 
+    /// Whether [`Self::mul4`] takes one reduction for its four products.
+    pub const FUSED_MUL4: bool = P::FUSED_MUL4;
+
+    /// `self·b + c·d + e·f + g·h` (see [`MontConfig::mont_mul4_lazy`]).
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    pub fn mul4(self, b: Self, c: Self, d: Self, e: Self, f: Self, g: Self, h: Self) -> Self {
+        let () = P::LAZY_PRODUCTS;
+        let l = |x: &Self| x.0.limbs;
+        Self::from_limbs(P::mont_mul4_lazy(
+            &l(&self),
+            &l(&b),
+            &l(&c),
+            &l(&d),
+            &l(&e),
+            &l(&f),
+            &l(&g),
+            &l(&h),
+        ))
+    }
+
     /// The fully reduced element.
     #[inline(always)]
     pub fn reduce(self) -> Mont<P, N> {

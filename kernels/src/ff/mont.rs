@@ -110,6 +110,27 @@ pub trait MontConfig<const N: usize>: 'static {
         Self::add_lazy(&Self::mont_mul_lazy(a, b), &Self::mont_mul_lazy(c, d))
     }
 
+    /// Whether [`Self::mont_mul4_lazy`] is cheaper than two
+    /// [`Self::mont_mul2_lazy`] and an addition (one reduction for four
+    /// products). Fp2 products' sums use it where this holds.
+    const FUSED_MUL4: bool = false;
+
+    /// `(a·b + c·d + e·f + g·h)/R`, congruent, `< 2p`, for operands `< 2p`.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn mont_mul4_lazy(
+        a: &[u64; N],
+        b: &[u64; N],
+        c: &[u64; N],
+        d: &[u64; N],
+        e: &[u64; N],
+        f: &[u64; N],
+        g: &[u64; N],
+        h: &[u64; N],
+    ) -> [u64; N] {
+        Self::add_lazy(&Self::mont_mul2_lazy(a, b, c, d), &Self::mont_mul2_lazy(e, f, g, h))
+    }
+
     /// `a + b` for `a, b < 2p`, result `< 2p`, congruent mod `p`.
     #[inline(always)]
     fn add_lazy(a: &[u64; N], b: &[u64; N]) -> [u64; N] {

@@ -81,6 +81,11 @@ macro_rules! curve_kernels {
 field_kernels!(Fr: fr_add, fr_sub, fr_mul, fr_sqr, fr_neg, fr_dbl, fr_inv);
 field_kernels!(Fp: fp_add, fp_sub, fp_mul, fp_sqr, fp_neg, fp_dbl, fp_inv);
 field_kernels!(Fp2: fp2_add, fp2_sub, fp2_mul, fp2_sqr, fp2_neg, fp2_dbl, fp2_inv);
+binary_kernel!(
+    /// `x·y + (x + y)·(x − y)`: Fp2's fused sum of two products (G2's
+    /// `Y3`), with a second pair that is lazily reduced (below `2p`).
+    fp2_mul2: Fp2, Fp2 => Fp2, |x, y| x.mul2(y, x + y, x - y)
+);
 
 unary_kernel!(
     /// Canonical little-endian limbs (must be `< r`) to Montgomery form.
