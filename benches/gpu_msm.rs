@@ -24,7 +24,9 @@
 //! the device's waves (`MsmConfig::level0_waves`) and without; `--form
 //! montgomery,canonical` hands the scalars over in Montgomery form (as
 //! blstrs holds them) or as integers (as the prover's H step writes
-//! them, `ScalarForm`). A witness-like case (`skew`) hands over its count
+//! them, `ScalarForm`); `converted` hands them over in Montgomery form
+//! and converts them to integers on the device first, timed with the MSM
+//! (as the blocking calls do before a binned MSM). A witness-like case (`skew`) hands over its count
 //! of scalars other than 0 and 1, as the prover does for its witness
 //! MSMs, so its window follows that count; each row shows the plan that
 //! ran.
@@ -38,7 +40,7 @@ use cust::event::{Event, EventFlags};
 use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::stream::{Stream, StreamFlags};
 use cuzk::gpu::elementwise::limbs_in;
-use cuzk::gpu::msm::{default_window_bits_for, g1_from_result_words, g2_from_result_words, level0_waves, msm_carried, msm_profile, Accumulation, Carry, GpuBases, Level0Waves, MsmConfig, MsmCurve, MsmInput, MsmPlan, ScalarForm, Sort};
+use cuzk::gpu::msm::{default_window_bits_for, g1_from_result_words, g2_from_result_words, level0_waves, msm_carried, msm_profile, scalars_to_integers, Accumulation, Carry, GpuBases, Level0Waves, MsmConfig, MsmCurve, MsmInput, MsmPlan, ScalarForm, Sort};
 use cuzk::gpu::GpuDevice;
 use ff::Field;
 use rand::{Rng, SeedableRng};
@@ -86,7 +88,7 @@ fn main() {
     let mut profile = false;
     let mut calls = vec![1usize];
     let mut waves = vec![false];
-    let mut forms = vec![ScalarForm::Montgomery];
+    let mut forms = vec![HandOver::Form(ScalarForm::Montgomery)];
     let mut variants = Vec::new();
     let mut args = std::env::args().skip(1);
     let number = |args: &mut dyn Iterator<Item = String>, flag: &str| -> u32 {
@@ -125,7 +127,7 @@ fn main() {
                 waves = on_off("--waves", &args.next().expect("--waves on,off"));
             }
             "--form" => {
-                let list = args.next().expect("--form montgomery|canonical[,...]");
+                let list = args.next().expect("--form montgomery|canonical|converted[,...]");
                 forms = list.split(',').map(parse_form).collect();
             }
             "--tables" => config.tables = number(&mut args, "--tables"),
@@ -229,12 +231,24 @@ fn parse_sort(v: &str) -> Sort {
     }
 }
 
-/// `montgomery` or `canonical`.
-fn parse_form(v: &str) -> ScalarForm {
+/// How a row hands its scalars over.
+#[derive(Clone, Copy, Debug)]
+enum HandOver {
+    /// As they are, in this form.
+    Form(ScalarForm),
+    /// In Montgomery form, converted to integers on the device first
+    /// (`scalars_to_integers`, timed with the MSM), as the blocking calls
+    /// do before a binned MSM.
+    Converted,
+}
+
+/// `montgomery`, `canonical` or `converted`.
+fn parse_form(v: &str) -> HandOver {
     match v {
-        "montgomery" => ScalarForm::Montgomery,
-        "canonical" => ScalarForm::Canonical,
-        other => panic!("--form {other}: expected montgomery or canonical"),
+        "montgomery" => HandOver::Form(ScalarForm::Montgomery),
+        "canonical" => HandOver::Form(ScalarForm::Canonical),
+        "converted" => HandOver::Converted,
+        other => panic!("--form {other}: expected montgomery, canonical or converted"),
     }
 }
 
@@ -259,7 +273,11 @@ fn parse_accumulation(v: &str) -> Accumulation {
 /// Times one configuration, the MSM in `calls` calls that carry their
 /// buckets (1: whole); returns the result's words.
 #[allow(clippy::too_many_arguments)]
-fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], form: ScalarForm, config: &MsmConfig, calls: usize, profile: bool) -> [u64; 36] {
+fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], hand_over: HandOver, config: &MsmConfig, calls: usize, profile: bool) -> [u64; 36] {
+    let form = match hand_over {
+        HandOver::Form(f) => f,
+        HandOver::Converted => ScalarForm::Canonical,
+    };
     gpu.bind().unwrap();
     let n = scalars.len();
     let piece = n.div_ceil(calls);
@@ -275,6 +293,7 @@ fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], 
         .map(|k| case.skew.then(|| scalars[k * piece..n.min((k + 1) * piece)].iter().filter(|s| !bool::from(s.is_zero()) && **s != Scalar::ONE).count()))
         .collect();
     let scalar_buf = DeviceBuffer::from_slice(&limbs_in(form, scalars)).unwrap();
+    let montgomery = matches!(hand_over, HandOver::Converted).then(|| DeviceBuffer::from_slice(&limbs_in(ScalarForm::Montgomery, scalars)).unwrap());
     let mut arena = unsafe { DeviceBuffer::<u64>::uninitialized(plan.scratch_words()) }.unwrap();
     let out = DeviceBuffer::from_slice(&[0u64; 36]).unwrap();
     let stream = Stream::new(StreamFlags::NON_BLOCKING, None).unwrap();
@@ -294,6 +313,10 @@ fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], 
     let mut ran = None;
     for run in 0..WARMUP + RUNS {
         start.record(&stream).unwrap();
+        if let Some(src) = &montgomery {
+            // SAFETY: both buffers hold the n scalars and outlive the run.
+            unsafe { scalars_to_integers(gpu, &stream, src.as_device_ptr(), scalar_buf.as_device_ptr(), n) }.unwrap();
+        }
         for k in 0..calls {
             // SAFETY: every buffer outlives the event synchronize below;
             // the calls run in order on one stream and arena.
@@ -324,9 +347,10 @@ fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], 
         plan.chunk0,
         plan.batch.map_or("xyzz".to_string(), |b| format!("ba{}", b.per_thread)),
         calls,
-        match form {
-            ScalarForm::Montgomery => "mont",
-            ScalarForm::Canonical => "int",
+        match hand_over {
+            HandOver::Form(ScalarForm::Montgomery) => "mont",
+            HandOver::Form(ScalarForm::Canonical) => "int",
+            HandOver::Converted => "conv",
         },
         plan.scratch_bytes() as f64 / 1e6,
         median,

@@ -762,16 +762,20 @@ fn witness_msms_planned_for_their_other_scalars_match_blst() {
     assert!(got2 == cpu_g2(&host2, &select_dense(&density, &to_bytes(&s))), "G2 through a density, {selected} selected");
 }
 
-/// One MSM of `scalars` uploaded as integers (`ScalarForm::Canonical`):
-/// the result's words.
-fn msm_of_canonical(gpu: &GpuDevice, curve: MsmCurve, bases: &GpuBases, scalars: &[Scalar], config: &MsmConfig) -> Vec<u64> {
+/// One MSM of `scalars` uploaded in `form` (`ScalarForm::Canonical`: as
+/// integers) through the device-pointer call: the result's words.
+fn msm_of_form(gpu: &GpuDevice, curve: MsmCurve, bases: &GpuBases, scalars: &[Scalar], form: ScalarForm, config: &MsmConfig) -> Vec<u64> {
     gpu.bind().unwrap();
     let plan = MsmPlan::new(scalars.len(), curve, config).unwrap();
     let mut arena = unsafe { DeviceBuffer::<u64>::uninitialized(plan.scratch_words()) }.unwrap();
-    let scalar_buf = DeviceBuffer::from_slice(&canonical_limbs(scalars)).unwrap();
+    let words = match form {
+        ScalarForm::Canonical => canonical_limbs(scalars),
+        ScalarForm::Montgomery => scalar_limbs(scalars).to_vec(),
+    };
+    let scalar_buf = DeviceBuffer::from_slice(&words).unwrap();
     let out = DeviceBuffer::from_slice(&vec![0u64; curve.jacobian_limbs()]).unwrap();
     let stream = Stream::new(StreamFlags::NON_BLOCKING, None).unwrap();
-    let input = MsmInput { scalars: scalar_buf.as_device_ptr(), form: ScalarForm::Canonical, n: scalars.len(), density: None, base_offset: 0, general: None };
+    let input = MsmInput { scalars: scalar_buf.as_device_ptr(), form, n: scalars.len(), density: None, base_offset: 0, general: None };
     // SAFETY: every buffer outlives the synchronize below.
     unsafe {
         match curve {
@@ -786,10 +790,17 @@ fn msm_of_canonical(gpu: &GpuDevice, curve: MsmCurve, bases: &GpuBases, scalars:
     got
 }
 
-/// Scalars handed over as integers, as the prover's H step writes them,
-/// against blst at small sizes (for compute-sanitizer): every sort (the H
-/// MSM's binned one at the partition's window among them), edge values,
-/// sizes across the binned tile.
+/// Both forms device scalars come in: integers (the prover's H step) and
+/// Montgomery (callers of `msm_g1`; the blocking calls hand binned MSMs
+/// over as integers, so these tests are what runs the binned sort's
+/// conversion).
+const FORMS: [ScalarForm; 2] = [ScalarForm::Canonical, ScalarForm::Montgomery];
+
+/// Device scalars as integers, as the prover's H step writes them, and in
+/// Montgomery form (see [`FORMS`]), against blst at small sizes (for
+/// compute-sanitizer): every sort (the H MSM's binned one at the
+/// partition's window among them), edge values, sizes across the binned
+/// tile.
 #[test]
 fn canonical_scalars_small_sizes() {
     let Some(gpu) = common::gpu_or_skip("canonical_scalars_small_sizes") else { return };
@@ -800,10 +811,10 @@ fn canonical_scalars_small_sizes() {
         let s = random_scalars(&mut rng, m);
         let want = cpu_g1(&host[..m], &to_bytes(&s));
         for sort in [Sort::Counted, Sort::Binned { bins_log: 0 }, Sort::Padded { cap_log: 0 }] {
-            for c in [0, 12] {
+            for (c, form) in [0, 12].into_iter().flat_map(|c| FORMS.map(|f| (c, f))) {
                 let config = MsmConfig { window_bits: c, sort, ..MsmConfig::default() };
-                let got = g1_from_result_words(msm_of_canonical(&gpu, MsmCurve::G1, &bases, &s, &config)[..].try_into().unwrap());
-                assert!(got == want, "G1 MSM of {m} canonical scalars differs from blst ({config:?})");
+                let got = g1_from_result_words(msm_of_form(&gpu, MsmCurve::G1, &bases, &s, form, &config)[..].try_into().unwrap());
+                assert!(got == want, "G1 MSM of {m} {form:?} scalars differs from blst ({config:?})");
             }
         }
     }
@@ -823,28 +834,28 @@ fn canonical_scalars() {
         let s = random_scalars(&mut rng, m);
         let want = cpu_g1(&host[..m], &to_bytes(&s));
         for sort in sorts {
-            for c in [0, 12, 20] {
+            for (c, form) in [0, 12, 20].into_iter().flat_map(|c| FORMS.map(|f| (c, f))) {
                 let config = MsmConfig { window_bits: c, sort, ..MsmConfig::default() };
-                let got = g1_from_result_words(msm_of_canonical(&gpu, MsmCurve::G1, &bases, &s, &config)[..].try_into().unwrap());
-                assert!(got == want, "G1 MSM of {m} canonical scalars differs from blst ({config:?})");
+                let got = g1_from_result_words(msm_of_form(&gpu, MsmCurve::G1, &bases, &s, form, &config)[..].try_into().unwrap());
+                assert!(got == want, "G1 MSM of {m} {form:?} scalars differs from blst ({config:?})");
             }
         }
     }
     let s = mostly_zero_one(&mut rng, n);
     let want = cpu_g1(&host, &to_bytes(&s));
-    for sort in [Sort::Auto, Sort::Binned { bins_log: 0 }] {
+    for (sort, form) in [Sort::Auto, Sort::Binned { bins_log: 0 }].into_iter().flat_map(|s| FORMS.map(|f| (s, f))) {
         let config = MsmConfig { sort, ..MsmConfig::default() };
-        let got = g1_from_result_words(msm_of_canonical(&gpu, MsmCurve::G1, &bases, &s, &config)[..].try_into().unwrap());
-        assert!(got == want, "G1 MSM of 90% zero/one canonical scalars differs from blst ({config:?})");
+        let got = g1_from_result_words(msm_of_form(&gpu, MsmCurve::G1, &bases, &s, form, &config)[..].try_into().unwrap());
+        assert!(got == want, "G1 MSM of 90% zero/one {form:?} scalars differs from blst ({config:?})");
     }
     drop(bases);
     let host2 = random_bases::<G2Projective>(&mut rng, 1 << 16);
     let bases2 = GpuBases::upload_g2(&gpu, &host2).unwrap();
     let s = random_scalars(&mut rng, host2.len());
     let want = cpu_g2(&host2, &to_bytes(&s));
-    for sort in sorts {
+    for (sort, form) in sorts.into_iter().flat_map(|s| FORMS.map(|f| (s, f))) {
         let config = MsmConfig { sort, ..MsmConfig::default() };
-        let got = g2_from_result_words(msm_of_canonical(&gpu, MsmCurve::G2, &bases2, &s, &config)[..].try_into().unwrap());
-        assert!(got == want, "G2 MSM of canonical scalars differs from blst ({config:?})");
+        let got = g2_from_result_words(msm_of_form(&gpu, MsmCurve::G2, &bases2, &s, form, &config)[..].try_into().unwrap());
+        assert!(got == want, "G2 MSM of {form:?} scalars differs from blst ({config:?})");
     }
 }
