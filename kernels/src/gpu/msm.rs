@@ -51,47 +51,57 @@ kernel! {
     }
 }
 
-kernel! {
+/// A kernel over a [`DigitArgs`]: the eleven scalar parameters every such
+/// kernel takes first, in the order the plan's steps pass them (`form`: 1
+/// for integers), then its own; `$a` names the `DigitArgs` in its body.
+/// `canonical = true | false` fixes the scalars' form at compile time
+/// instead (the `form` parameter is then not read).
+macro_rules! digit_kernel {
+    (@canonical $form:ident) => { $form != 0 };
+    (@canonical $form:ident $canonical:literal) => {{
+        let _ = $form;
+        $canonical
+    }};
+    ($(#[doc = $doc:literal])* fn $name:ident($a:ident $(, canonical = $canonical:literal)?; $($arg:ident: $ty:ty),* $(,)?) $body:block) => {
+        kernel! {
+            $(#[doc = $doc])*
+            fn $name(
+                scalars: *const u64,
+                n: u32,
+                density: *const u64,
+                prefix: *const u32,
+                base_offset: u32,
+                n_bases: u32,
+                c: u32,
+                windows: u32,
+                sets: u32,
+                stride: u32,
+                form: u32,
+                $($arg: $ty),*
+            ) {
+                let canonical = digit_kernel!(@canonical form $($canonical)?);
+                let $a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows, sets, stride, canonical };
+                $body
+            }
+        }
+    };
+}
+
+digit_kernel! {
     /// Bucket histogram and the list of scalars with digits: one thread per
     /// scalar (warp-uniform loop, block size a multiple of 32), `counts` and
     /// `*digit_count` zeroed beforehand.
-    fn msm_histogram(
-        scalars: *const u64,
-        n: u32,
-        density: *const u64,
-        prefix: *const u32,
-        base_offset: u32,
-        n_bases: u32,
-        c: u32,
-        windows: u32,
-        sets: u32,
-        stride: u32,
-        form: u32,
-        counts: *mut u32,
-        digit_list: *mut u32,
-        digit_count: *mut u32,
-    ) {
-        let a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows, sets, stride, canonical: form != 0 };
+    fn msm_histogram(a; counts: *mut u32, digit_list: *mut u32, digit_count: *mut u32) {
         sort::histogram(&a, counts, digit_list, digit_count);
     }
 }
 
-kernel! {
+digit_kernel! {
     /// Scatter of windows `round_begin..round_end`'s `base | sign << 31`
     /// entries to their buckets through `cursor` (a copy of the bucket
     /// starts): one thread per scalar (per listed scalar after round 0).
     fn msm_scatter(
-        scalars: *const u64,
-        n: u32,
-        density: *const u64,
-        prefix: *const u32,
-        base_offset: u32,
-        n_bases: u32,
-        c: u32,
-        windows: u32,
-        sets: u32,
-        stride: u32,
-        form: u32,
+        a;
         cursor: *mut u32,
         entries: *mut u32,
         digit_list: *const u32,
@@ -99,28 +109,17 @@ kernel! {
         round_begin: u32,
         round_end: u32,
     ) {
-        let a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows, sets, stride, canonical: form != 0 };
         sort::scatter(&a, cursor, entries, digit_list, digit_count, round_begin, round_end);
     }
 }
 
-kernel! {
+digit_kernel! {
     /// Histogram-free scatter of windows `rounds & 0xffff .. rounds >> 16`
     /// into the slots of `shape` (a packed [`padded::PaddedShape`]), counting
     /// in `counts`, the rest to the overflow list: one thread per scalar
     /// (grid-stride, warp-uniform).
     fn msm_scatter_padded(
-        scalars: *const u64,
-        n: u32,
-        density: *const u64,
-        prefix: *const u32,
-        base_offset: u32,
-        n_bases: u32,
-        c: u32,
-        windows: u32,
-        sets: u32,
-        stride: u32,
-        form: u32,
+        a;
         counts: *mut u32,
         shape: u64,
         padded: *mut u32,
@@ -128,7 +127,6 @@ kernel! {
         overflow_count: *mut u32,
         rounds: u32,
     ) {
-        let a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows, sets, stride, canonical: form != 0 };
         let shape = padded::PaddedShape::unpack(shape);
         padded::scatter(&a, counts, shape, padded, overflow, overflow_count, rounds & 0xffff, rounds >> 16);
     }
@@ -155,20 +153,10 @@ kernel! {
 /// without it `msm_bin_canonical` fits two 512-thread blocks per SM.
 macro_rules! msm_bin_kernel {
     ($(#[doc = $doc:literal])* $name:ident, canonical: $canonical:literal) => {
-        kernel! {
+        digit_kernel! {
             $(#[doc = $doc])*
             fn $name(
-                scalars: *const u64,
-                n: u32,
-                density: *const u64,
-                prefix: *const u32,
-                base_offset: u32,
-                n_bases: u32,
-                c: u32,
-                windows: u32,
-                sets: u32,
-                stride: u32,
-                form: u32,
+                a, canonical = $canonical;
                 bin_starts: *const u32,
                 cursor: *mut u32,
                 bin_cursor: *mut u32,
@@ -179,8 +167,6 @@ macro_rules! msm_bin_kernel {
                 round_bins: u32,
                 tiles: u32,
             ) {
-                let _ = form;
-                let a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows, sets, stride, canonical: $canonical };
                 binned::bin(&a, round_bins & 0xffff, round_bins >> 16, tiles, bin_starts, cursor, bin_cursor, staged, entries, digit_list, digit_count);
             }
         }
@@ -207,22 +193,12 @@ kernel! {
     }
 }
 
-kernel! {
+digit_kernel! {
     /// The binned sort's bin counts of windows `rounds & 0xffff .. rounds
     /// >> 16` with `2^bins_log` bins ([`binned_counts::count_bins`]):
     /// `blocks` blocks of [`crate::msm::block::BLOCK`] threads.
     fn msm_count_bins(
-        scalars: *const u64,
-        n: u32,
-        density: *const u64,
-        prefix: *const u32,
-        base_offset: u32,
-        n_bases: u32,
-        c: u32,
-        windows: u32,
-        sets: u32,
-        stride: u32,
-        form: u32,
+        a;
         counts: *mut u32,
         digit_list: *mut u32,
         digit_count: *mut u32,
@@ -230,7 +206,6 @@ kernel! {
         rounds: u32,
         blocks: u32,
     ) {
-        let a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows, sets, stride, canonical: form != 0 };
         binned_counts::count_bins(&a, bins_log, (rounds & 0xffff, rounds >> 16), blocks, counts, digit_list, digit_count);
     }
 }
