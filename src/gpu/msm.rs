@@ -459,13 +459,7 @@ unsafe fn msm_enqueue(
             bases.len
         )));
     }
-    // Planned for the selected count (a smaller window and entry bound for
-    // sparse densities) when the arena holds that plan, else for all `n`
-    // scalars, which an arena of `msm_scratch_bytes(n, …)` always holds.
-    let plan = match MsmPlan::for_witness(input.n, used, input.general, curve, config) {
-        Ok(p) if p.scratch_words() <= arena.len() => p,
-        _ => plan(input.n, curve, config)?,
-    };
+    let plan = input_plan(input, curve, config, arena.len())?;
     if arena.len() < plan.scratch_words() {
         return Err(ProverError::Config(format!(
             "MSM arena has {} bytes, needs {}",
@@ -488,6 +482,18 @@ unsafe fn msm_enqueue(
         after(&step)
     })?;
     Ok(plan)
+}
+
+/// The plan an MSM of `input` runs in an arena of `arena_words`: planned
+/// for the selected count (a smaller window and entry bound for sparse
+/// densities) when the arena holds that plan, else for all `n` scalars,
+/// which an arena of `msm_scratch_bytes(n, …)` always holds.
+fn input_plan(input: &MsmInput, curve: MsmCurve, config: &MsmConfig, arena_words: usize) -> Result<MsmPlan, ProverError> {
+    let used = input.density.map_or(input.n, |d| d.ones);
+    match MsmPlan::for_witness(input.n, used, input.general, curve, config) {
+        Ok(p) if p.scratch_words() <= arena_words => Ok(p),
+        _ => plan(input.n, curve, config),
+    }
 }
 
 /// Puts one step of the plan on `stream`.
@@ -579,9 +585,7 @@ fn msm_blocking(
     // (integers: 763.1), G1 2^24 122.4 -> 118.7 (118.4). The counted sort
     // gains nothing from it (a 90%-{0,1} 2^24: 20.9 -> 21.2 ms), so only
     // binned plans convert.
-    let used = input.density.map_or(input.n, |d| d.ones);
-    let binned = MsmPlan::for_witness(input.n, used, input.general, curve, config).is_ok_and(|p| p.binned.is_some() && p.scratch_words() <= arena.len());
-    if binned {
+    if input_plan(&input, curve, config, arena.len())?.binned.is_some() {
         // SAFETY: this call's own buffer of `n` scalars, converted in place.
         unsafe { scalars_to_integers(gpu, &stream, scalar_buf.as_device_ptr(), scalar_buf.as_device_ptr(), input.n)? };
         input.form = ScalarForm::Canonical;
