@@ -26,7 +26,10 @@
 //! blstrs holds them) or as integers (as the prover's H step writes
 //! them, `ScalarForm`); `converted` hands them over in Montgomery form
 //! and converts them to integers on the device first, timed with the MSM
-//! (as the blocking calls do before a binned MSM). A witness-like case (`skew`) hands over its count
+//! (as the blocking calls do before a binned MSM); `--cut
+//! uniform,narrowest` cuts the scalars into windows of `c` bits, or as few
+//! of them `c` bits wide as 256 bits need and the rest `c − 1`
+//! (`WindowCut`; column `W` then shows windows/wide ones). A witness-like case (`skew`) hands over its count
 //! of scalars other than 0 and 1, as the prover does for its witness
 //! MSMs, so its window follows that count; each row shows the plan that
 //! ran.
@@ -40,7 +43,7 @@ use cust::event::{Event, EventFlags};
 use cust::memory::{CopyDestination, DeviceBuffer};
 use cust::stream::{Stream, StreamFlags};
 use cuzk::gpu::elementwise::limbs_in;
-use cuzk::gpu::msm::{default_window_bits_for, g1_from_result_words, g2_from_result_words, level0_waves, msm_carried, msm_profile, scalars_to_integers, Accumulation, Carry, GpuBases, Level0Waves, MsmConfig, MsmCurve, MsmInput, MsmPlan, ScalarForm, Sort};
+use cuzk::gpu::msm::{default_window_bits_for, g1_from_result_words, g2_from_result_words, level0_waves, msm_carried, msm_profile, scalars_to_integers, Accumulation, Carry, GpuBases, Level0Waves, MsmConfig, MsmCurve, MsmInput, MsmPlan, ScalarForm, Sort, WindowCut};
 use cuzk::gpu::GpuDevice;
 use ff::Field;
 use rand::{Rng, SeedableRng};
@@ -81,6 +84,7 @@ fn main() {
     let mut filter = Vec::new();
     let mut config = MsmConfig::default();
     let mut windows = vec![0u32];
+    let mut cuts = vec![WindowCut::Uniform];
     let mut scatters = vec![0u32];
     let mut chunks = vec![0u32];
     let mut sorts = vec![Sort::Auto];
@@ -99,6 +103,10 @@ fn main() {
             "--c" => {
                 let list = args.next().expect("--c N[,N...]");
                 windows = list.split(',').map(|v| v.parse().expect("--c N[,N...]")).collect();
+            }
+            "--cut" => {
+                let list = args.next().expect("--cut uniform|narrowest[,...]");
+                cuts = list.split(',').map(parse_cut).collect();
             }
             "--scatter" => {
                 let list = args.next().expect("--scatter N[,N...]");
@@ -144,9 +152,10 @@ fn main() {
     if config.tables > 1 {
         assert!(windows.len() == 1 && windows[0] != 0, "--tables needs one --c N");
     }
+    let shapes: Vec<(u32, WindowCut)> = windows.iter().flat_map(|&c| cuts.iter().map(move |&cut| (c, cut))).collect();
     println!("device: {}", gpu.name);
     println!(
-        "{:<14} {:>3} {:>3} {:>3} {:>5} {:>8} {:>6} {:>5} {:>4} {:>10} {:>10} {:>10} {:>12}",
+        "{:<14} {:>3} {:>5} {:>3} {:>5} {:>8} {:>6} {:>5} {:>4} {:>10} {:>10} {:>10} {:>12}",
         "case", "c", "W", "sc", "slots", "chunk0", "acc", "calls", "form", "scratch MB", "median ms", "min ms", "Mpoints/s"
     );
     let device_waves = level0_waves(&gpu).unwrap();
@@ -184,7 +193,7 @@ fn main() {
                         std::mem::swap(&mut gpu.module, &mut variants[v - 1].1);
                         println!("module: {}", variants[v - 1].0);
                     }
-                    for &c in &windows {
+                    for &(c, window_cut) in &shapes {
                         for &scatter_windows in &scatters {
                             for &chunk0 in &chunks {
                                 for &sort in &sorts {
@@ -193,7 +202,7 @@ fn main() {
                                             for &w in &waves {
                                                 for &form in &forms {
                                                     let level0_waves = if w { device_waves } else { Level0Waves::default() };
-                                                    let config = MsmConfig { window_bits: c, scatter_windows, chunk0, sort, accumulation, level0_waves, ..config };
+                                                    let config = MsmConfig { window_bits: c, window_cut, scatter_windows, chunk0, sort, accumulation, level0_waves, ..config };
                                                     let words = run_case(&gpu, case, &bases, &scalars, form, &config, k, profile);
                                                     match first {
                                                         None => first = Some(words),
@@ -261,6 +270,14 @@ fn same_point(curve: MsmCurve, a: &[u64; 36], b: &[u64; 36]) -> bool {
 }
 
 /// `xyzz`, `affine` (default streams per thread) or `affineK`.
+fn parse_cut(v: &str) -> WindowCut {
+    match v {
+        "uniform" => WindowCut::Uniform,
+        "narrowest" => WindowCut::Narrowest,
+        _ => panic!("--cut uniform|narrowest"),
+    }
+}
+
 fn parse_accumulation(v: &str) -> Accumulation {
     match v {
         "xyzz" => Accumulation::Xyzz,
@@ -334,10 +351,11 @@ fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], 
     let median = times[times.len() / 2];
     let plan = ran.expect("the MSM ran");
     println!(
-        "{:<14} {:>3} {:>3} {:>3} {:>5} {:>8} {:>6} {:>5} {:>4} {:>10.0} {:>10.2} {:>10.2} {:>12.1}",
+        "{:<14} {:>3} {:>5} {:>3} {:>5} {:>8} {:>6} {:>5} {:>4} {:>10.0} {:>10.2} {:>10.2} {:>12.1}",
         case.name,
         plan.c,
-        plan.windows,
+        // Windows, and how many are `c` bits wide where not all are.
+        if plan.wide < plan.windows { format!("{}/{}", plan.windows, plan.wide) } else { plan.windows.to_string() },
         plan.scatter_windows,
         // Padded sort: slots per bucket (/ per top-window bucket); counted: "-".
         plan.padded.map_or("-".to_string(), |p| match p.hot_len {

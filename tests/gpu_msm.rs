@@ -22,7 +22,7 @@ use cuzk::density::Density;
 use cuzk::gpu::elementwise::{canonical_limbs, scalar_limbs};
 use cuzk::gpu::msm::{
     g1_from_result_words, g2_from_result_words, level0_waves, msm_carried, msm_g1, msm_g1_blocking, msm_g1_blocking_with, msm_g2, msm_g2_blocking,
-    msm_g2_blocking_with, msm_scratch_bytes, Accumulation, Carry, DeviceDensity, GpuBases, Level0Waves, MsmConfig, MsmCurve, MsmInput, MsmPlan, ScalarForm, Sort,
+    msm_g2_blocking_with, msm_scratch_bytes, Accumulation, Carry, DeviceDensity, GpuBases, Level0Waves, MsmConfig, MsmCurve, MsmInput, MsmPlan, ScalarForm, Sort, WindowCut,
 };
 use cuzk::gpu::GpuDevice;
 use ff::Field;
@@ -257,6 +257,37 @@ fn g2_large_sizes() {
     }
     let s = mostly_zero_one(&mut rng, 1 << 20);
     check_g2(&gpu, "2^20, 90% zero/one", &bases, &host, &s, &MsmConfig::default());
+}
+
+/// Windows cut narrowest (`WindowCut::Narrowest`: as few `c` bits wide as
+/// 256 bits need, the rest `c − 1`) against blst: G1 at c = 16 … 22 and G2
+/// at 16 … 19, counted and binned, random scalars and edge vectors whose
+/// digits all go to a narrow window's top buckets (r − 1) or one bucket.
+#[test]
+fn narrowest_windows_match_blst() {
+    let Some(gpu) = common::gpu_or_skip("narrowest_windows_match_blst") else { return };
+    let mut rng = common::rng();
+    let n = 20_000;
+    let host = random_bases::<G1Projective>(&mut rng, n);
+    let bases = GpuBases::upload_g1(&gpu, &host).unwrap();
+    let host2 = random_bases::<G2Projective>(&mut rng, 3000);
+    let bases2 = GpuBases::upload_g2(&gpu, &host2).unwrap();
+    let vectors: Vec<(&str, Vec<Scalar>)> = vec![
+        ("random", random_scalars(&mut rng, n)),
+        ("all r-1", vec![r_minus(1); n]),
+        ("one value everywhere", vec![Scalar::random(&mut rng); n]),
+    ];
+    for sort in [Sort::Counted, Sort::Binned { bins_log: 0 }] {
+        for (what, s) in &vectors {
+            for c in [16, 18, 19, 20, 21, 22] {
+                let config = MsmConfig { window_bits: c, sort, window_cut: WindowCut::Narrowest, ..MsmConfig::default() };
+                check_g1(&gpu, &format!("{what}, narrowest c = {c}"), &bases, &host, s, &config);
+                if c <= 19 {
+                    check_g2(&gpu, &format!("{what}, narrowest c = {c}"), &bases2, &host2, &s[..3000], &config);
+                }
+            }
+        }
+    }
 }
 
 #[test]

@@ -16,11 +16,11 @@ use common::msm_host::*;
 use common::{seeded_rng, Pod};
 use cuzk_kernels::ff::ScalarForm;
 use cuzk_kernels::gpu::msm as k;
-use cuzk_kernels::msm::digits::{general_mont, kind, num_windows, top_digit_max, Kind, SignedDigits, MAX_WINDOW_BITS};
+use cuzk_kernels::msm::digits::{general_mont, kind, num_windows, Kind, SignedDigits, WindowLayout, MAX_WINDOW_BITS};
 use cuzk_kernels::msm::tables::{TABLE_BATCH, TABLE_SCRATCH_ELEMENTS};
 use cuzk_kernels::msm::plan::{
     Accumulation, default_scatter_windows, default_window_bits, default_window_bits_for, msm_scratch_bytes, scan_layout, scan_steps, Curve,
-    MsmConfig, MsmIo, MsmPlan, PaddedShape, Sort, Step, SCATTER_CURSOR_BYTES, table_spacing_bits, padded_cap_log,
+    MsmConfig, MsmIo, MsmPlan, PaddedShape, Sort, Step, SCATTER_CURSOR_BYTES, table_spacing_bits, padded_cap_log, WindowCut,
     fit_chunk0_to_waves, Level0Waves,
 };
 use ff::{Field, PrimeField};
@@ -61,6 +61,49 @@ fn window_counts_leave_room_for_the_signed_carry() {
     assert_eq!((sparse.c, sparse.entries_max), (18, 15 << 25));
     // 2^27 scalars at the default window still fit the u32 entry positions.
     assert!(MsmPlan::new(1 << 27, Curve::G1, &MsmConfig::default()).is_ok());
+}
+
+/// The narrowest layouts: as many windows as `c` bits need, their widths
+/// covering 256 bits (the top window's spare bit) with as few `c` bits wide
+/// as can; a layout that needs none is `c − 1`'s. Plans take them when
+/// asked (`WindowCut::Narrowest`) without tables and padding, and `c`-bit
+/// windows throughout otherwise.
+#[test]
+fn window_layouts_take_as_few_wide_windows_as_256_bits_allow() {
+    for c in 1..=MAX_WINDOW_BITS {
+        let l = WindowLayout::narrowest(c);
+        let bits: u32 = (0..l.windows).map(|w| l.bits(w)).sum();
+        assert!(bits >= 256 && l.windows <= num_windows(c), "c = {c}: {l:?} covers {bits} bits");
+        assert!((1..=l.windows).contains(&l.wide), "c = {c}: {l:?}");
+        // One wide window fewer would not cover the scalar.
+        assert!(bits - 1 < 256 || l.wide == 0, "c = {c}: {l:?} is wider than it needs");
+        assert_eq!(l.start(l.windows - 1) + l.bits(l.windows - 1), bits, "c = {c}");
+        if l.c == c {
+            assert_eq!(l.windows, num_windows(c), "c = {c}");
+        } else {
+            assert_eq!((l.c, num_windows(c) * (c - 1) >= 256), (c - 1, true), "c = {c}");
+        }
+    }
+    let shape = |l: WindowLayout| (l.c, l.windows, l.wide);
+    assert_eq!(shape(WindowLayout::narrowest(22)), (22, 12, 4)); // 4 · 22 + 8 · 21
+    assert_eq!(shape(WindowLayout::narrowest(20)), (20, 13, 9)); // 9 · 20 + 4 · 19
+    assert_eq!(shape(WindowLayout::narrowest(18)), (18, 15, 1)); // 18 + 14 · 17
+    assert_eq!(shape(WindowLayout::narrowest(17)), (16, 16, 16)); // 16 · 16 already
+    assert_eq!(shape(WindowLayout::narrowest(16)), (16, 16, 16));
+    assert_eq!(shape(WindowLayout::uniform(22)), (22, 12, 12));
+    let plan = |c: u32, tables: u32, sort: Sort| {
+        let config = MsmConfig { window_bits: c, tables, sort, window_cut: WindowCut::Narrowest, ..MsmConfig::default() };
+        let p = MsmPlan::new(1 << 16, Curve::G1, &config).unwrap();
+        (p.c, p.windows, p.wide)
+    };
+    assert_eq!(plan(22, 0, Sort::Auto), (22, 12, 4));
+    assert_eq!(plan(20, 0, Sort::Binned { bins_log: 0 }), (20, 13, 9));
+    assert_eq!(plan(17, 0, Sort::Counted), (16, 16, 16));
+    assert_eq!(plan(22, 6, Sort::Auto), (22, 12, 12));
+    assert_eq!(plan(20, 0, Sort::Padded { cap_log: 0 }), (20, 13, 13));
+    assert_eq!(plan(20, 0, Sort::Padded { cap_log: 4 }), (20, 13, 13));
+    let uniform = MsmPlan::new(1 << 16, Curve::G1, &MsmConfig { window_bits: 17, ..MsmConfig::default() }).unwrap();
+    assert_eq!((uniform.c, uniform.windows, uniform.wide), (17, 16, 16));
 }
 
 #[test]
@@ -164,22 +207,20 @@ fn signed_digits_reconstruct_the_scalar() {
         r_minus(1),
         Scalar::from(u64::MAX),
     ]);
-    for c in 1..=MAX_WINDOW_BITS {
-        let half = 1u32 << (c - 1);
-        let radix = Scalar::from(2).pow_vartime([c as u64]);
+    let layouts = (1..=MAX_WINDOW_BITS).flat_map(|c| [WindowLayout::uniform(c), WindowLayout::narrowest(c)]);
+    for l in layouts {
         for s in &values {
             let limbs = canonical(s);
-            let mut digits = SignedDigits::new(limbs, c);
+            let mut digits = SignedDigits::new(limbs, l);
             let mut sum = Scalar::ZERO;
-            let mut weight = Scalar::ONE;
-            for _ in 0..num_windows(c) {
+            for w in 0..l.windows {
+                let half = 1u32 << (l.bits(w) - 1);
                 let (mag, neg) = digits.next_digit();
-                assert!(mag <= half, "c = {c}: digit {mag} > {half} (seed {seed})");
-                let d = Scalar::from(mag as u64) * weight;
+                assert!(mag <= half, "{l:?}, window {w}: digit {mag} > {half} (seed {seed})");
+                let d = Scalar::from(mag as u64) * Scalar::from(2).pow_vartime([l.start(w) as u64]);
                 sum += if neg { -d } else { d };
-                weight *= radix;
             }
-            assert_eq!(sum, *s, "c = {c}: digits do not add up (seed {seed})");
+            assert_eq!(sum, *s, "{l:?}: digits do not add up (seed {seed})");
         }
     }
 }
@@ -309,6 +350,49 @@ fn larger_window_sizes() {
                 ..MsmConfig::default()
             },
         );
+    }
+}
+
+/// Windows of 17 to 22 bits cut narrowest (`WindowCut::Narrowest`: c = 22
+/// as 4 windows of 22 bits and 8 of 21),
+/// counted and binned, against blstrs; among the scalars ones whose narrow
+/// windows sit exactly at their half (the carry passes through) and whose
+/// wide and narrow windows all hold their largest digit.
+#[test]
+fn narrow_windows_of_wide_plans_match_blstrs() {
+    let (mut rng, seed) = seeded_rng("narrow_windows_of_wide_plans_match_blstrs");
+    let n = 24;
+    let b = bases::<G1>(&mut rng, n);
+    // 17: as 16; 18: one wide window; 20: nine; 22: four.
+    for c in [17, 18, 20, MAX_WINDOW_BITS] {
+        let l = WindowLayout::narrowest(c);
+        let mut s = scalars(&mut rng, n - 2);
+        // Window w's bits all set to its half (2^(bits−1)), or to its largest
+        // digit below the half, below bit 254.
+        for largest in [false, true] {
+            let mut limbs = [0u64; 4];
+            for w in 0..l.windows {
+                let bits = l.bits(w);
+                let value = if largest { (1u64 << (bits - 1)) - 1 } else { 1u64 << (bits - 1) };
+                for k in 0..bits {
+                    let at = l.start(w) + k;
+                    if at < 254 && value >> k & 1 == 1 {
+                        limbs[(at / 64) as usize] |= 1 << (at % 64);
+                    }
+                }
+            }
+            let mut repr = <Scalar as PrimeField>::Repr::default();
+            for (bytes, limb) in repr.as_mut().chunks_mut(8).zip(limbs) {
+                bytes.copy_from_slice(&limb.to_le_bytes());
+            }
+            s.push(Scalar::from_repr_vartime(repr).expect("below 2^254"));
+        }
+        for sort in [Sort::Counted, Sort::Binned { bins_log: 0 }] {
+            let config = MsmConfig { window_bits: c, sort, window_cut: WindowCut::Narrowest, ..MsmConfig::default() };
+            let plan = MsmPlan::new(n, Curve::G1, &config).unwrap();
+            assert_eq!((plan.c, plan.windows, plan.wide), (l.c, l.windows, l.wide), "c = {c}");
+            check::<G1>("narrow windows", seed, &b, &s, &config);
+        }
     }
 }
 
@@ -559,7 +643,7 @@ fn scatter_launches_cover_every_window_once() {
             assert_eq!(next, plan.windows, "c = {c}: {rounds:?}");
             if scatter_windows == 0 {
                 // The default keeps one launch's cursors within the budget.
-                let cursor_bytes = plan.scatter_windows as u64 * (4u64 << (c - 1));
+                let cursor_bytes = plan.scatter_windows as u64 * (4u64 << (plan.c - 1));
                 assert!(cursor_bytes <= SCATTER_CURSOR_BYTES || plan.scatter_windows == 1, "c = {c}");
             } else {
                 assert_eq!(plan.scatter_windows, scatter_windows.min(plan.windows));
@@ -858,7 +942,8 @@ fn padded_plan_capacity_and_layout() {
 
 /// The top window's largest digit against `r − 1` from blstrs: its bits
 /// above the top window's position, plus one for a carry, capped at
-/// `2^(c−1)`; and no scalar's top digit exceeds it.
+/// `2^(bits−1)`; and no scalar's top digit exceeds it. Windows of one width
+/// (to `c = 26`, as tables take them) and the narrowest layouts.
 #[test]
 fn top_digit_max_bounds_the_top_window() {
     let (mut rng, seed) = seeded_rng("top_digit_max_bounds_the_top_window");
@@ -867,20 +952,22 @@ fn top_digit_max_bounds_the_top_window() {
     let some = [r_minus(1), r_minus(2), Scalar::ONE.double()];
     let mut s: Vec<Scalar> = some.to_vec();
     s.extend(scalars(&mut rng, 200));
-    for c in 1..=26 {
-        let shift = c * (num_windows(c) - 1);
+    let layouts = (1..=26).map(WindowLayout::uniform).chain((1..=MAX_WINDOW_BITS).map(WindowLayout::narrowest));
+    for l in layouts {
+        let top_window = l.windows - 1;
+        let shift = l.start(top_window);
         let top = (shift..255).rev().fold(0u64, |v, i| v << 1 | bit(i));
-        let want = (top + 1).min(1 << (c - 1)) as u32;
-        assert_eq!(top_digit_max(c), want, "c = {c}");
-        if c <= MAX_WINDOW_BITS {
+        let want = (top + 1).min(1 << (l.bits(top_window) - 1)) as u32;
+        assert_eq!(l.top_digit_max(), want, "{l:?}");
+        if l.c <= MAX_WINDOW_BITS {
             for x in &s {
-                let mut d = SignedDigits::new(canonical(x), c);
-                let last = (0..num_windows(c)).map(|_| d.next_digit().0).last().unwrap();
-                assert!(last <= want, "c = {c}: top digit {last} > {want} (seed {seed})");
+                let mut d = SignedDigits::new(canonical(x), l);
+                let last = (0..l.windows).map(|_| d.next_digit().0).last().unwrap();
+                assert!(last <= want, "{l:?}: top digit {last} > {want} (seed {seed})");
             }
         }
     }
-    assert_eq!(top_digit_max(22), 7420);
+    assert_eq!(WindowLayout::uniform(22).top_digit_max(), 7420);
 }
 
 /// The automatic padded shape's top-window buckets on the host against
@@ -898,7 +985,7 @@ fn padded_top_window_buckets_match_blstrs() {
     for (c, t) in [(9u32, 29u32), (5, 0)] {
         let config = MsmConfig { window_bits: c, tables: t, chunk0: 5, chunk: 4, sort: Sort::Padded { cap_log: 0 }, ..MsmConfig::default() };
         let shape = MsmPlan::new(n, Curve::G1, &config).unwrap().padded.unwrap();
-        assert!(shape.hot_len == top_digit_max(c) && shape.hot_log > shape.cap_log, "c = {c}: {shape:?}");
+        assert!(shape.hot_len == WindowLayout::uniform(c).top_digit_max() && shape.hot_log > shape.cap_log, "c = {c}: {shape:?}");
         let all = if t > 1 { tables_of::<G1>(&b, t, table_spacing_bits(c)) } else { b.clone() };
         for (what, s) in [("random", &random), ("r - 1", &top), ("mixed", &mixed)] {
             let got = host_msm_run::<G1>(&all, n, 0, s, None, n, None, &config);

@@ -13,7 +13,7 @@ use cuzk_kernels::ff::ScalarForm;
 use cuzk_kernels::msm::binned::{MAX_BINS_LOG, TILE};
 use cuzk_kernels::msm::binned_counts::COUNT_TILES;
 use cuzk_kernels::msm::block::{Shared, BLOCK};
-use cuzk_kernels::msm::digits::{digit_at, num_windows, SignedDigits};
+use cuzk_kernels::msm::digits::{digit_at, SignedDigits, WindowLayout};
 use cuzk_kernels::msm::plan::{Curve, MsmConfig, MsmIo, MsmPlan, Sort, Step};
 use ff::Field;
 use rand::Rng;
@@ -90,40 +90,40 @@ fn witness(rng: &mut ChaCha8Rng, n: usize, general: f64) -> Vec<Scalar> {
 }
 
 /// `digit_at` gives every window's digit as the window walk does: random
-/// and edge scalars, and scalars whose windows are exactly 2^(c−1) for a
-/// stretch (the carry passes through them) at every window size.
+/// and edge scalars, and scalars whose windows are exactly 2^(bits−1) for a
+/// stretch (the carry passes through them) at every window size, in
+/// windows of one width and in the narrowest layouts.
 #[test]
 fn a_windows_digit_read_directly_equals_the_walks() {
     let (mut rng, seed) = seeded_rng("a_windows_digit_read_directly_equals_the_walks");
     let mut inputs: Vec<[u64; 4]> = scalars(&mut rng, 3000).iter().map(canonical).collect();
-    for c in 1..=22u32 {
+    for l in (1..=22u32).flat_map(|c| [WindowLayout::uniform(c), WindowLayout::narrowest(c)]) {
         for _ in 0..40 {
-            // Windows `lo..hi` set to exactly 2^(c−1), a random rest below
+            // Windows `lo..hi` set to exactly 2^(bits−1), a random rest below
             // 2^254 (so the top window keeps its spare bit).
             let mut s = canonical(&Scalar::random(&mut rng));
             s[3] &= (1 << 62) - 1;
-            let w = num_windows(c);
-            let lo = rng.gen_range(0..w);
-            let hi = rng.gen_range(lo..=w);
+            let lo = rng.gen_range(0..l.windows);
+            let hi = rng.gen_range(lo..=l.windows);
             for j in lo..hi {
-                for b in 0..c {
-                    let bit = c * j + b;
+                for b in 0..l.bits(j) {
+                    let bit = l.start(j) + b;
                     if bit < 254 {
-                        let one = b == c - 1;
-                        let (l, m) = ((bit / 64) as usize, 1u64 << (bit % 64));
-                        s[l] = if one { s[l] | m } else { s[l] & !m };
+                        let one = b == l.bits(j) - 1;
+                        let (i, m) = ((bit / 64) as usize, 1u64 << (bit % 64));
+                        s[i] = if one { s[i] | m } else { s[i] & !m };
                     }
                 }
             }
             inputs.push(s);
         }
     }
-    for c in 1..=22u32 {
+    for l in (1..=22u32).flat_map(|c| [WindowLayout::uniform(c), WindowLayout::narrowest(c)]) {
         for s in &inputs {
-            let mut walk = SignedDigits::new(*s, c);
-            for w in 0..num_windows(c) {
+            let mut walk = SignedDigits::new(*s, l);
+            for w in 0..l.windows {
                 let want = walk.next_digit();
-                assert_eq!(digit_at(s, c, w), want, "c = {c}, window {w}, scalar {s:x?} (seed {seed})");
+                assert_eq!(digit_at(s, l, w), want, "{l:?}, window {w}, scalar {s:x?} (seed {seed})");
             }
         }
     }

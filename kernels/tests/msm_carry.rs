@@ -10,7 +10,7 @@ use common::curves::{G1, G2};
 use common::msm_host::*;
 use common::{seeded_rng, Pod};
 use cuzk_kernels::msm::plan::{
-    carried_cost, carried_window_bits, default_window_bits, separate_cost, Accumulation, CallScalars, Carry, Curve, MsmConfig, MsmPlan, Sort,
+    carried_cost, carried_window_bits, default_window_bits, separate_cost, Accumulation, CallScalars, Carry, Curve, MsmConfig, MsmPlan, Sort, WindowCut,
 };
 use ff::Field;
 use group::Group;
@@ -153,6 +153,11 @@ fn calls_carry_only_between_plans_of_one_window() {
     let at = |n: usize, c: u32| MsmPlan::for_witness(n, n, None, Curve::G1, &MsmConfig { window_bits: c, ..MsmConfig::default() }).unwrap();
     assert!(at(1 << 20, 16).carries_with(&at(1000, 16)));
     assert!(!at(1 << 20, 16).carries_with(&at(1 << 20, 17)));
+    // Cut narrowest, c = 17 cuts scalars as c = 16 does, and c = 20 differs
+    // from the uniform cut.
+    let cut = |n: usize, c: u32| MsmPlan::for_witness(n, n, None, Curve::G1, &MsmConfig { window_bits: c, window_cut: WindowCut::Narrowest, ..MsmConfig::default() }).unwrap();
+    assert!(cut(1 << 20, 17).carries_with(&cut(1000, 16)));
+    assert!(!cut(1 << 20, 20).carries_with(&at(1 << 20, 20)) && cut(1 << 20, 20).carries_with(&cut(1000, 20)));
     let g2 = MsmPlan::for_witness(1000, 1000, None, Curve::G2, &MsmConfig { window_bits: 16, ..MsmConfig::default() }).unwrap();
     assert!(!at(1000, 16).carries_with(&g2));
     // The batch-affine first level's runs are affine: it does not carry.

@@ -24,7 +24,7 @@ use cuzk_kernels::layout::{G1_AFFINE_LIMBS, G1_JACOBIAN_LIMBS, G2_AFFINE_LIMBS, 
 use cuzk_kernels::msm::plan::{MsmIo, Step, MSM_BLOCK};
 use cuzk_kernels::msm::tables::{TABLE_BATCH, TABLE_SCRATCH_ELEMENTS};
 
-pub use cuzk_kernels::msm::plan::{default_window_bits, default_window_bits_for, table_spacing_bits, Accumulation, Carry, Curve as MsmCurve, Level0Waves, MsmConfig, MsmPlan, Sort};
+pub use cuzk_kernels::msm::plan::{default_window_bits, default_window_bits_for, table_spacing_bits, Accumulation, Carry, Curve as MsmCurve, Level0Waves, MsmConfig, MsmPlan, Sort, WindowCut};
 
 pub use cuzk_kernels::ff::ScalarForm;
 

@@ -10,7 +10,7 @@
 #![allow(clippy::too_many_arguments)]
 
 use crate::ec::{G1Config, G2Config};
-use crate::msm::digits::DigitArgs;
+use crate::msm::digits::{DigitArgs, WindowLayout};
 use crate::msm::{accumulate, batch_affine, binned, binned_counts, padded, reduce, scan, sort, tables};
 
 kernel! {
@@ -73,14 +73,15 @@ macro_rules! digit_kernel {
                 base_offset: u32,
                 n_bases: u32,
                 c: u32,
-                windows: u32,
+                windows_and_wide: u32,
                 sets: u32,
                 stride: u32,
                 form: u32,
                 $($arg: $ty),*
             ) {
                 let canonical = digit_kernel!(@canonical form $($canonical)?);
-                let $a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows, sets, stride, canonical };
+                let (windows, wide) = WindowLayout::unpack(windows_and_wide);
+                let $a = DigitArgs { scalars, n, density, prefix, base_offset, n_bases, c, windows, wide, sets, stride, canonical };
                 $body
             }
         }
@@ -299,9 +300,11 @@ macro_rules! msm_curve_kernels {
         }
 
         kernel! {
-            /// Window sums weighted by `2^(c·w)`: `windows` threads.
-            fn $windows(top: *const u64, c: u32, windows: u32, win: *mut u64) {
-                reduce::windows::<$C>(top, c, windows, win);
+            /// Window sums weighted by their windows' first bits: `windows`
+            /// threads (`windows_and_wide` as `WindowLayout::pack`).
+            fn $windows(top: *const u64, c: u32, windows_and_wide: u32, win: *mut u64) {
+                let (windows, wide) = WindowLayout::unpack(windows_and_wide);
+                reduce::windows::<$C>(top, WindowLayout { c, windows, wide }, win);
             }
         }
 

@@ -194,7 +194,7 @@ pub unsafe fn bin(
                         (NO_KEY, 0)
                     } else {
                         let (base, limbs, kind) = classify(a, index[q], stored[q]);
-                        window_key(kind, &limbs, round, base, a.c, ones)
+                        window_key(kind, &limbs, round, base, a.layout(), ones)
                     };
                     let item = &mut mine[g * READ_GROUP as usize + q];
                     item.key = key;

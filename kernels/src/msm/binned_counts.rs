@@ -101,7 +101,7 @@ pub unsafe fn count_bins(
                     if !digit_list.is_null() {
                         append(digit_list, digit_count, i, kind == Kind::Digits);
                     }
-                    let mut digits = SignedDigits::new(limbs, a.c);
+                    let mut digits = SignedDigits::new(limbs, a.layout());
                     for_rounds(a, base, kind, &mut digits, rounds.0, rounds.1, |key, _| {
                         if key != NO_KEY {
                             let slot = if key == ones { ones_slot } else { (key >> fine_log) - first_bin };

@@ -5,6 +5,13 @@
 //! plus the carry of the window below; a value above `H = 2^(c−1)` becomes
 //! `value − 2^c` and carries one into the next window. The top window needs
 //! a spare bit to absorb its carry (see [`num_windows`]).
+//!
+//! Without tables the windows need not all be `c` bits wide
+//! ([`WindowLayout::narrowest`]): as many as `c` needs, but only as many of
+//! them `c` bits wide as 256 bits require, the rest `c − 1` (at `c = 22`: 4
+//! of 22 bits and 8 of 21 instead of 12 of 22). A narrow window's digits
+//! use half its bucket set, so the same additions land in fewer buckets:
+//! longer runs in the first accumulation level, fewer bucket sums to reduce.
 
 use crate::ff::Fr;
 use crate::mem::Limbs;
@@ -28,22 +35,88 @@ pub const fn num_windows(c: u32) -> u32 {
     }
 }
 
-/// The largest digit magnitude the top window of `c`-bit windows can hold
-/// for a canonical scalar: `((r − 1) >> c·(windows − 1)) + 1` (its bits of
-/// `r − 1` plus the carry from below), at most `2^(c−1)`. Below `2^(c−1)`
-/// the top window is short and its digits fall into the set's first buckets
-/// only (c = 22: 7420 of 2^21).
-pub fn top_digit_max(c: u32) -> u32 {
-    use crate::ff::mont::MontConfig;
-    let r = crate::ff::bls12_381::FrConfig::MODULUS;
-    // Below 256 - c: the top window starts under bit 255 (num_windows).
-    let shift = c * (num_windows(c) - 1);
-    // Bits of r − 1 above `shift` (r is odd: r − 1 only clears bit 0).
-    let top = (shift..256).rev().fold(0u64, |v, bit| {
-        let limb = r[(bit / 64) as usize] - (bit < 64) as u64;
-        v << 1 | (limb >> (bit % 64)) & 1
-    });
-    (top + 1).min(1 << (c - 1)) as u32
+/// How scalars are cut into windows: `windows` of them, the first `wide`
+/// `c` bits wide and the rest `c − 1`, so window `w` starts at bit
+/// `c·w − max(0, w − wide)` ([`Self::start`]). Every window keeps a bucket
+/// set of `2^(c−1)` keys (set `w` from key `w·2^(c−1)`); a narrow window's
+/// digits, at most `2^(c−2)`, fall into the first half of its set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WindowLayout {
+    /// The widest window's bits (the bucket sets' `c`).
+    pub c: u32,
+    pub windows: u32,
+    /// Windows `0..wide` are `c` bits wide, the rest `c − 1`.
+    pub wide: u32,
+}
+
+impl WindowLayout {
+    /// [`num_windows`]`(c)` windows of `c` bits (what tables need: table `a`
+    /// holds `2^(c·a)·P`).
+    #[inline]
+    pub const fn uniform(c: u32) -> Self {
+        let windows = num_windows(c);
+        WindowLayout { c, windows, wide: windows }
+    }
+
+    /// As many windows as `c` bits need ([`num_windows`]), as few of them `c`
+    /// bits wide as cover 256 bits (the top window's spare bit included),
+    /// the rest `c − 1`. When none need be `c` bits wide this is `c − 1`'s
+    /// layout (`c = 17`: sixteen windows of 16 bits, as `c = 16`).
+    #[inline]
+    pub const fn narrowest(c: u32) -> Self {
+        // Host-side (plans); a loop, not recursion, so it stays inlinable.
+        let mut c = c;
+        loop {
+            let windows = num_windows(c);
+            let narrow_bits = windows * (c - 1);
+            if narrow_bits <= SCALAR_BITS {
+                return WindowLayout { c, windows, wide: SCALAR_BITS + 1 - narrow_bits };
+            }
+            c -= 1;
+        }
+    }
+
+    /// `windows` and `wide` as one kernel parameter (the binned pass is at
+    /// the launcher's parameter limit); both are at most 256.
+    pub const fn pack(windows: u32, wide: u32) -> u32 {
+        windows | wide << 16
+    }
+
+    /// `(windows, wide)` from [`Self::pack`].
+    #[inline(always)]
+    pub const fn unpack(packed: u32) -> (u32, u32) {
+        (packed & 0xffff, packed >> 16)
+    }
+
+    /// Window `w`'s first bit (its weight's doublings).
+    #[inline(always)]
+    pub const fn start(&self, w: u32) -> u32 {
+        self.c * w - w.saturating_sub(self.wide)
+    }
+
+    /// Window `w`'s bits.
+    #[inline(always)]
+    pub const fn bits(&self, w: u32) -> u32 {
+        self.c - (w >= self.wide) as u32
+    }
+
+    /// The largest digit magnitude the top window can hold for a canonical
+    /// scalar: its bits of `r − 1` plus the carry from below, at most
+    /// `2^(bits − 1)`. Below that the top window is short and its digits
+    /// fall into its set's first buckets only (`c = 22` uniform: 7420 of 2^21).
+    pub fn top_digit_max(&self) -> u32 {
+        use crate::ff::mont::MontConfig;
+        let r = crate::ff::bls12_381::FrConfig::MODULUS;
+        let top = self.windows - 1;
+        // Below bit 255: the widths cover 256 bits.
+        let shift = self.start(top);
+        // Bits of r − 1 above `shift` (r is odd: r − 1 only clears bit 0).
+        let value = (shift..256).rev().fold(0u64, |v, bit| {
+            let limb = r[(bit / 64) as usize] - (bit < 64) as u64;
+            v << 1 | (limb >> (bit % 64)) & 1
+        });
+        (value + 1).min(1 << (self.bits(top) - 1)) as u32
+    }
 }
 
 /// What a scalar contributes.
@@ -96,24 +169,51 @@ pub struct SignedDigits {
     mask: u64,
     half: u64,
     carry: u64,
+    /// Digits still to come before the windows narrow (`u32::MAX`: never).
+    until_narrow: u32,
 }
 
 impl SignedDigits {
-    /// `c` in `1..=plan::MAX_TABLE_WINDOW_BITS` (22 without tables).
+    /// `layout.c` in `1..=plan::MAX_TABLE_WINDOW_BITS` (22 without tables).
     #[inline(always)]
-    pub fn new(limbs: [u64; 4], c: u32) -> Self {
-        Self {
+    pub fn new(limbs: [u64; 4], layout: WindowLayout) -> Self {
+        let c = layout.c;
+        let mut digits = Self {
             limbs,
             c,
             mask: (1u64 << c) - 1,
             half: 1u64 << (c - 1),
             carry: 0,
+            until_narrow: if layout.wide < layout.windows { layout.wide } else { u32::MAX },
+        };
+        if digits.until_narrow == 0 {
+            digits.narrow();
         }
+        digits
     }
 
-    /// The next window's digit. Call it [`num_windows`]`(c)` times.
+    /// From here on, windows of one bit fewer.
+    #[inline(always)]
+    fn narrow(&mut self) {
+        self.c -= 1;
+        self.mask >>= 1;
+        self.half >>= 1;
+        self.until_narrow = u32::MAX;
+    }
+
+    /// The next window's digit. Call it `layout.windows` times.
     #[inline(always)]
     pub fn next_digit(&mut self) -> (u32, bool) {
+        let digit = self.take_digit();
+        self.until_narrow = self.until_narrow.wrapping_sub(1);
+        if self.until_narrow == 0 {
+            self.narrow();
+        }
+        digit
+    }
+
+    #[inline(always)]
+    fn take_digit(&mut self) -> (u32, bool) {
         let [l0, l1, l2, l3] = self.limbs;
         let raw = (l0 & self.mask) + self.carry;
         let c = self.c;
@@ -156,25 +256,28 @@ fn bits_at(s: &[u64; 4], at: u32, mask: u64) -> u64 {
 /// gives it after `w` earlier calls, without walking the windows below.
 ///
 /// Window `j` carries into `j + 1` when its bits plus its own carry in
-/// exceed `H = 2^(c−1)`: so a window whose bits are above `H` carries, one
-/// below does not, and one exactly `H` passes its carry in on. The carry
-/// into `w` is therefore decided by the nearest window below whose bits are
-/// not `H` (none: no carry), almost always the one right below.
+/// exceed its `H = 2^(bits−1)`: so a window whose bits are above `H`
+/// carries, one below does not, and one exactly `H` passes its carry in on.
+/// The carry into `w` is therefore decided by the nearest window below whose
+/// bits are not `H` (none: no carry), almost always the one right below.
 #[inline(always)]
-pub fn digit_at(s: &[u64; 4], c: u32, w: u32) -> (u32, bool) {
-    let mask = (1u64 << c) - 1;
-    let half = 1u64 << (c - 1);
+pub fn digit_at(s: &[u64; 4], layout: WindowLayout, w: u32) -> (u32, bool) {
+    let mask = |bits: u32| (1u64 << bits) - 1;
     let mut carry = 0;
     let mut below = w;
     while below > 0 {
         below -= 1;
-        let bits = bits_at(s, c * below, mask);
+        let width = layout.bits(below);
+        let bits = bits_at(s, layout.start(below), mask(width));
+        let half = 1u64 << (width - 1);
         if bits != half {
             carry = (bits > half) as u64;
             break;
         }
     }
-    let raw = bits_at(s, c * w, mask) + carry;
+    let width = layout.bits(w);
+    let (mask, half) = (mask(width), 1u64 << (width - 1));
+    let raw = bits_at(s, layout.start(w), mask) + carry;
     if raw > half {
         ((mask + 1 - raw) as u32, true)
     } else {
@@ -201,10 +304,13 @@ pub struct DigitArgs {
     /// this also drops selected scalars past the plan's count (the host
     /// rejects such inputs; this keeps a bad call within the arena).
     pub n_bases: u32,
-    /// Window bits.
+    /// Window bits: of the widest windows, and of every bucket set.
     pub c: u32,
-    /// Windows, [`num_windows`]`(c)`.
+    /// Windows (see [`WindowLayout`]).
     pub windows: u32,
+    /// Windows `0..wide` are `c` bits wide, the rest `c − 1`
+    /// ([`WindowLayout`]; `windows` with tables).
+    pub wide: u32,
     /// Bucket sets: `windows` without precomputed tables; with `t` tables,
     /// `ceil(windows / t)`, and window `w = b·per_set + a` (`per_set =
     /// ceil(windows / sets)`) uses set `b` and table `a` (bases
@@ -216,6 +322,13 @@ pub struct DigitArgs {
     /// ([`crate::ff::ScalarForm::Canonical`]): read as they are, not
     /// converted out of Montgomery form.
     pub canonical: bool,
+}
+
+impl DigitArgs {
+    #[inline(always)]
+    pub fn layout(&self) -> WindowLayout {
+        WindowLayout { c: self.c, windows: self.windows, wide: self.wide }
+    }
 }
 
 /// Consecutive windows that share a bucket set (1 without tables, where
@@ -332,8 +445,8 @@ pub fn round_key(
 /// `w`), reading the digit directly ([`digit_at`]) instead of walking the
 /// windows below.
 #[inline(always)]
-pub fn window_key(kind: Kind, limbs: &[u64; 4], round: u32, base: u32, c: u32, ones: u32) -> (u32, u32) {
-    key_of(kind, round, base, round << (c - 1), ones, || digit_at(limbs, c, round))
+pub fn window_key(kind: Kind, limbs: &[u64; 4], round: u32, base: u32, layout: WindowLayout, ones: u32) -> (u32, u32) {
+    key_of(kind, round, base, round << (layout.c - 1), ones, || digit_at(limbs, layout, round))
 }
 
 /// The key and entry for `kind`, a `Digits` scalar's digit from `digit`

@@ -6,7 +6,9 @@
 //!
 //! 1. **Digits** ([`digits`]): each scalar (blstrs Montgomery `Fr`) is made
 //!    canonical and cut into `W` signed digits of `c` bits, `|d| ≤ 2^(c−1)`
-//!    ([`digits::num_windows`]). A digit `d ≠ 0` of window `w` puts the base
+//!    ([`digits::num_windows`]), or, on request, only as many `c` bits
+//!    wide as 256 bits need and the rest `c − 1`
+//!    ([`digits::WindowLayout`], [`plan::WindowCut`]). A digit `d ≠ 0` of window `w` puts the base
 //!    into bucket `w·H + |d| − 1` (`H = 2^(c−1)`), negated when `d < 0`.
 //!    Scalars equal to 0 are skipped; scalars equal to 1 go, whole, into one
 //!    extra bucket, the *ones bucket* (key `W·H`), so a witness full of ones

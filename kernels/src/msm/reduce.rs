@@ -25,14 +25,17 @@
 //!
 //! with running sums `R_i = Σ_{i' ≥ i} T_i'` (so `T = R_0`). After the last
 //! level each window is one segment of all `H` buckets and `S_w = U + T`;
-//! the window thread doubles it `c·w` times, and a last single thread adds
-//! the windows and the ones bucket.
+//! the window thread doubles it as often as the window's first bit says
+//! (`c·w` with windows of one width), and a last single thread adds the
+//! windows and the ones bucket. A narrow window's upper half of buckets
+//! holds the identity, which an addition passes through cheaply.
 //!
 //! Per output a thread walks its `F` inputs three times (running sums,
 //! stored over the `T_i`; their sum; the `U_i`), so every loop holds one
 //! accumulator and one loaded point, which keeps the G2 kernels (96
 //! registers per XYZZ point) within the register file.
 
+use super::digits::WindowLayout;
 use crate::ec::{CurveConfig, Jacobian, Xyzz};
 use crate::gpu::grid::indices;
 use crate::mem::Limbs;
@@ -114,23 +117,24 @@ pub unsafe fn merge<C: CurveConfig>(
     }
 }
 
-/// One thread per window (bucket set): `2^(c·w) · (U_w + T_w)` to `win +
+/// One thread per window (bucket set): `2^start(w) · (U_w + T_w)` to `win +
 /// w·XYZZ`, from the last merge level's one `(U, T)` pair per window at
-/// `top`; `c` is the weight's step in bits (the window bits times the
-/// windows per set with tables).
+/// `top`. `sets` lays the weights out: one window per set without tables
+/// (a [`WindowLayout`] as the digits were cut); with tables `c` is the
+/// window bits times the windows per set, every set as wide.
 ///
 /// # Safety
-/// `top` holds `2 · windows` points, `win` room for `windows`.
+/// `top` holds `2 · sets.windows` points, `win` room for as many.
 #[inline(always)]
-pub unsafe fn windows<C: CurveConfig>(top: *const u64, c: u32, windows: u32, win: *mut u64) {
+pub unsafe fn windows<C: CurveConfig>(top: *const u64, sets: WindowLayout, win: *mut u64) {
     let limbs = xyzz_limbs::<C>();
-    for w in indices(windows) {
+    for w in indices(sets.windows) {
         let sum =
             Xyzz::<C>::load(top.add(2 * w * limbs)).add(&Xyzz::load(top.add((2 * w + 1) * limbs)));
-        // The longest serial chain of the MSM (c·(W − 1) doublings in the
-        // top window): Jacobian doublings cost 6 products instead of 9.
+        // The longest serial chain of the MSM (the top window's start in
+        // doublings): Jacobian doublings cost 6 products instead of 9.
         let mut acc = sum.to_jacobian();
-        for _ in 0..c * w as u32 {
+        for _ in 0..sets.start(w as u32) {
             acc = acc.double();
         }
         Xyzz::from_jacobian(&acc).store(win.add(w * limbs));

@@ -21,7 +21,7 @@ pub(super) unsafe fn start(a: &DigitArgs, i: usize) -> (u32, Kind, SignedDigits)
     } else {
         (0, [0; 4], Kind::Skip)
     };
-    (base, kind, SignedDigits::new(limbs, a.c))
+    (base, kind, SignedDigits::new(limbs, a.layout()))
 }
 
 /// `counts[key] += 1` for every entry; the index of every scalar with
@@ -79,7 +79,7 @@ pub unsafe fn scatter(
     let listed = if round_begin == 0 { a.n } else { *digit_count };
     for k in uniform_indices(listed) {
         let (base, kind, mut digits) = if k >= listed as usize {
-            (0, Kind::Skip, SignedDigits::new([0; 4], a.c))
+            (0, Kind::Skip, SignedDigits::new([0; 4], a.layout()))
         } else if round_begin == 0 {
             start(a, k)
         } else {

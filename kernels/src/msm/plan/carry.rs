@@ -35,14 +35,14 @@ impl Carry {
 
 impl MsmPlan {
     /// Whether a call planned as `self` can carry its buckets into one
-    /// planned as `other`: the same curve, window, bucket sets and tables,
+    /// planned as `other`: the same curve, windows, bucket sets and tables,
     /// so the same keys and the same bucket sums at the arena's start, and
     /// both with the XYZZ first level.
     pub fn carries_with(&self, other: &MsmPlan) -> bool {
         self.batch.is_none()
             && other.batch.is_none()
-            && (self.curve, self.c, self.windows, self.sets, self.tables, self.n_keys, self.layout.sums)
-                == (other.curve, other.c, other.windows, other.sets, other.tables, other.n_keys, other.layout.sums)
+            && (self.curve, self.c, self.windows, self.wide, self.sets, self.tables, self.n_keys, self.layout.sums)
+                == (other.curve, other.c, other.windows, other.wide, other.sets, other.tables, other.n_keys, other.layout.sums)
     }
 }
 

@@ -41,6 +41,8 @@ impl Curve {
 pub struct MsmConfig {
     /// Window bits `c` in `1..=22`; 0: [`default_window_bits`].
     pub window_bits: u32,
+    /// How wide the windows are besides the widest (see [`WindowCut`]).
+    pub window_cut: WindowCut,
     /// Sorted entries per thread in the first accumulation level; 0: sized
     /// so about [`TARGET_THREADS`] threads cover the `n · W` entry bound,
     /// at most [`MAX_DEFAULT_CHUNK0`], then fitted to `level0_waves`.
@@ -76,6 +78,19 @@ pub struct MsmConfig {
     pub sort: Sort,
     /// How the first accumulation level adds points.
     pub accumulation: Accumulation,
+}
+
+/// How scalars are cut into windows of at most `c` bits.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WindowCut {
+    /// Every window `c` bits wide ([`WindowLayout::uniform`]).
+    #[default]
+    Uniform,
+    /// As many windows, but only as many `c` bits wide as 256 bits need,
+    /// the rest `c − 1` ([`WindowLayout::narrowest`]; the plan's `c` is
+    /// `c − 1` when none need be): the same additions into fewer buckets.
+    /// Without tables and padding only (those keep every window `c` bits).
+    Narrowest,
 }
 
 /// How the first accumulation level adds the sorted entries' points.
@@ -173,15 +188,16 @@ fn cap_log_for_mean(mean: u64) -> u32 {
     cap.next_power_of_two().trailing_zeros()
 }
 
-/// The automatic padded shape: [`padded_cap_log`] for every bucket, and
-/// where the top window is short ([`top_digit_max`]) its buckets (the top
-/// window's set's first `top_digit_max(c)`) sized for their mean too, the
-/// top window's `selected` digits spread over them (9045 more at 2^26, c =
-/// 22: 2^14 slots instead of 2^9 and no overflow).
+/// The automatic padded shape of `c`-bit windows ([`WindowLayout::uniform`]):
+/// [`padded_cap_log`] for every bucket, and where the top window is short
+/// ([`WindowLayout::top_digit_max`]) its buckets (the top window's set's
+/// first `top_digit_max`) sized for their mean too, the top window's
+/// `selected` digits spread over them (9045 more at 2^26, c = 22: 2^14 slots
+/// instead of 2^9 and no overflow).
 pub fn padded_shape(c: u32, windows: u32, sets: u32, selected: u64) -> PaddedShape {
     let mean = (selected * windows as u64).div_ceil((sets as u64) << (c - 1));
     let cap_log = cap_log_for_mean(mean);
-    let top = top_digit_max(c);
+    let top = WindowLayout::uniform(c).top_digit_max();
     let hot_log = cap_log_for_mean(mean + selected.div_ceil(top as u64));
     if hot_log <= cap_log {
         return PaddedShape::uniform(cap_log);

@@ -8,7 +8,7 @@
 //! Addresses are plain `u64`: device addresses for CUDA, host addresses in
 //! the tests. Host-only (not compiled into the PTX).
 
-use super::digits::{num_windows, top_digit_max, windows_per_set, MAX_WINDOW_BITS};
+use super::digits::{num_windows, windows_per_set, WindowLayout, MAX_WINDOW_BITS};
 use super::binned::{MAX_BINS_LOG, TILE as BIN_TILE};
 use super::binned_counts::{count_blocks, windows_per_count};
 use super::padded::compact_group_log;
@@ -41,8 +41,12 @@ pub struct MsmPlan {
     /// ones bucket), so a Groth16 witness, 98% zeros and ones, needs far
     /// fewer buckets than its length suggests.
     pub general: u32,
+    /// The widest window's bits and every bucket set's `c`.
     pub c: u32,
     pub windows: u32,
+    /// Windows `0..wide` are `c` bits wide, the rest `c − 1`
+    /// ([`WindowLayout`], [`WindowCut`]).
+    pub wide: u32,
     /// Tables of the bases (1: none) and bucket sets (`windows` without tables).
     pub tables: u32,
     pub sets: u32,
@@ -110,7 +114,14 @@ impl MsmPlan {
         if !(1..=max_c).contains(&c) {
             return Err("MSM: window bits must be in 1..=22 (1..=26 with tables)");
         }
-        let windows = num_windows(c);
+        // Tables step by `c` bits a table, and the padded shape sizes every
+        // set's buckets alike: both keep every window `c` bits wide.
+        let padded = matches!(config.sort, Sort::Padded { .. }) || (tables > 1 && config.sort == Sort::Auto);
+        let window_layout = match config.window_cut {
+            WindowCut::Narrowest if tables == 1 && !padded => WindowLayout::narrowest(c),
+            _ => WindowLayout::uniform(c),
+        };
+        let WindowLayout { c, windows, wide } = window_layout;
         if tables > windows {
             return Err("MSM: more tables than windows");
         }
@@ -127,10 +138,9 @@ impl MsmPlan {
         let n_keys = ones_key + 1;
         let entries_max = general as u64 * windows as u64 + (selected - general) as u64;
         let padded_sort = match config.sort {
-            Sort::Auto if tables > 1 => Some(padded_shape(c, windows, sets, selected as u64)),
-            Sort::Auto | Sort::Counted | Sort::Binned { .. } => None,
-            Sort::Padded { cap_log: 0 } => Some(padded_shape(c, windows, sets, selected as u64)),
-            Sort::Padded { cap_log } => Some(PaddedShape::uniform(cap_log)),
+            Sort::Padded { cap_log } if cap_log != 0 => Some(PaddedShape::uniform(cap_log)),
+            _ if padded => Some(padded_shape(c, windows, sets, selected as u64)),
+            _ => None,
         };
         if let Some(shape) = padded_sort {
             let slots = ((n_keys as u64) << shape.cap_log) + ((shape.hot_len as u64) << shape.hot_log);
@@ -342,6 +352,7 @@ impl MsmPlan {
             general: general as u32,
             c,
             windows,
+            wide,
             tables,
             sets,
             scatter_windows,
@@ -426,6 +437,7 @@ impl MsmPlan {
             n_bases: io.n_bases.min(io.base_offset.saturating_add(self.selected)),
             c: self.c,
             windows: self.windows,
+            wide: self.wide,
             sets: self.sets,
             stride: if self.tables > 1 { io.n_bases } else { 0 },
             form: io.scalar_form,
@@ -574,10 +586,13 @@ impl MsmPlan {
         }
         // One weighted sum per bucket set (set b carries weight 2^(c·p·b),
         // p consecutive windows per set).
+        // Sets are windows (`wide` of them `c` bits) without tables; with
+        // tables every window is `c` bits, and so every set's step `c·p`.
         f(Step::Windows {
             top: input,
             c: self.c * windows_per_set(self.windows, self.sets),
             windows: self.sets,
+            wide: if self.tables > 1 { self.sets } else { self.wide },
             win,
         })?;
         f(Step::Finish {

@@ -37,6 +37,8 @@ pub struct DigitAddrs {
     pub n_bases: u32,
     pub c: u32,
     pub windows: u32,
+    /// Windows of `c` bits (the rest `c − 1`; see `WindowLayout`).
+    pub wide: u32,
     pub sets: u32,
     /// Bases per table (0 without tables).
     pub stride: u32,
@@ -220,9 +222,11 @@ pub enum Step {
     },
     Windows {
         top: u64,
-        /// Doublings between consecutive sets' weights (`c · p`).
+        /// Doublings between consecutive sets' weights (`c · p`) where sets
+        /// are `wide`, one fewer past them.
         c: u32,
         windows: u32,
+        wide: u32,
         win: u64,
     },
     Finish {
@@ -248,6 +252,11 @@ fn args(list: &[u64]) -> Args {
     (a, list.len())
 }
 
+/// Windows and how many of them are wide, as one kernel parameter.
+fn windows_and_wide(windows: u32, wide: u32) -> u64 {
+    crate::msm::digits::WindowLayout::pack(windows, wide) as u64
+}
+
 /// The scalar-side kernels' parameters: [`DigitAddrs`] in the order of
 /// `crate::msm::digits::DigitArgs`, then `rest`.
 fn digit_args(d: &DigitAddrs, rest: &[u64]) -> Args {
@@ -259,7 +268,7 @@ fn digit_args(d: &DigitAddrs, rest: &[u64]) -> Args {
         d.base_offset as u64,
         d.n_bases as u64,
         d.c as u64,
-        d.windows as u64,
+        windows_and_wide(d.windows, d.wide),
         d.sets as u64,
         d.stride as u64,
         d.form.code() as u64,
@@ -505,8 +514,9 @@ impl Step {
                 top,
                 c,
                 windows,
+                wide,
                 win,
-            } => args(&[*top, *c as u64, *windows as u64, *win]),
+            } => args(&[*top, *c as u64, windows_and_wide(*windows, *wide), *win]),
             Step::Finish {
                 win,
                 windows,
