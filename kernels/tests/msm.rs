@@ -353,8 +353,8 @@ fn larger_window_sizes() {
     }
 }
 
-/// Windows of 17 to 22 bits cut narrowest (`WindowCut::Narrowest`: c = 22
-/// as 4 windows of 22 bits and 8 of 21),
+/// Windows of 17 to 20 bits cut narrowest (`WindowCut::Narrowest`: c = 20
+/// as 9 windows of 20 bits and 4 of 19),
 /// counted and binned, against blstrs; among the scalars ones whose narrow
 /// windows sit exactly at their half (the carry passes through) and whose
 /// wide and narrow windows all hold their largest digit.
@@ -363,8 +363,10 @@ fn narrow_windows_of_wide_plans_match_blstrs() {
     let (mut rng, seed) = seeded_rng("narrow_windows_of_wide_plans_match_blstrs");
     let n = 24;
     let b = bases::<G1>(&mut rng, n);
-    // 17: as 16; 18: one wide window; 20: nine; 22: four.
-    for c in [17, 18, 20, MAX_WINDOW_BITS] {
+    // 17: as 16; 18: one wide window; 20: nine of 13. (c = 22's 25 M
+    // bucket sums take about 20 s on the host; its digits are checked
+    // elsewhere, its MSMs on the GPU.)
+    for c in [17, 18, 20] {
         let l = WindowLayout::narrowest(c);
         let mut s = scalars(&mut rng, n - 2);
         // Window w's bits all set to its half (2^(bits−1)), or to its largest
