@@ -584,10 +584,10 @@ impl MsmPlan {
             })?;
             input = out;
         }
-        // One weighted sum per bucket set (set b carries weight 2^(c·p·b),
-        // p consecutive windows per set).
-        // Sets are windows (`wide` of them `c` bits) without tables; with
-        // tables every window is `c` bits, and so every set's step `c·p`.
+        // One weighted sum per bucket set, weighted by its first bit: without
+        // tables a set is a window (`wide` of them `c` bits, the rest `c − 1`);
+        // with tables every window is `c` bits and set b, p consecutive
+        // windows, carries weight 2^(c·p·b).
         f(Step::Windows {
             top: input,
             c: self.c * windows_per_set(self.windows, self.sets),
