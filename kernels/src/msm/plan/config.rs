@@ -90,6 +90,11 @@ pub enum WindowCut {
     /// the rest `c − 1` ([`WindowLayout::narrowest`]; the plan's `c` is
     /// `c − 1` when none need be): the same additions into fewer buckets.
     /// Without tables and padding only (those keep every window `c` bits).
+    /// Measured no faster at the windows the planner picks (an H100: G1
+    /// 2^27 at c = 20 0.996×, at c = 22 1.02×, G2 2^24 slower), since
+    /// twice the entries per bucket slow the first level; it gains only on
+    /// windows far too wide for their entries (docs/PERFORMANCE.md, "Tried
+    /// and not kept").
     Narrowest,
 }
 
