@@ -1,10 +1,10 @@
-//! GPU MSM timing: G1 at 2^20, 2^24, 2^25, 2^26, 2^27, G2 at 2^20, 2^24, random
+//! GPU MSM timing: G1 and G2 at a 32 GiB partition's 329 public inputs, G1 at 2^20, 2^24, 2^25, 2^26, 2^27, G2 at 2^20, 2^24, random
 //! scalars and a witness-like input (90% of scalars 0 or 1). Bases and scalars are
 //! uploaded once; each run enqueues one MSM on a stream with a preallocated
 //! arena and is timed with CUDA events (2 warm-up runs, median of 5).
 //! Without a GPU it prints why and exits 0.
 //!
-//! Arguments: `g1`, `g2`, `20`, `24`, `skew` … filter the cases by name;
+//! Arguments: `g1`, `g2`, `20`, `24`, `skew`, `inputs` … filter the cases by name;
 //! `--c N[,N…]` forces window sizes, `--scatter N[,N…]` the windows per
 //! scatter launch, `--chunk0 N[,N…]` the first accumulation level's chunk
 //! (one row per combination), `--sort auto|counted|padded|pN|binned|bN[,…]`
@@ -56,21 +56,27 @@ const RUNS: usize = 5;
 struct Case {
     name: &'static str,
     curve: MsmCurve,
-    log_n: u32,
+    n: usize,
     skew: bool,
 }
 
+/// A 32 GiB PoRep partition's public inputs (with the one): the size of
+/// a proof's input MSMs.
+const PARTITION_INPUTS: usize = 329;
+
 const CASES: &[Case] = &[
-    Case { name: "g1 2^20", curve: MsmCurve::G1, log_n: 20, skew: false },
-    Case { name: "g1 2^20 skew", curve: MsmCurve::G1, log_n: 20, skew: true },
-    Case { name: "g1 2^24", curve: MsmCurve::G1, log_n: 24, skew: false },
-    Case { name: "g1 2^24 skew", curve: MsmCurve::G1, log_n: 24, skew: true },
-    Case { name: "g1 2^25", curve: MsmCurve::G1, log_n: 25, skew: false },
-    Case { name: "g1 2^26", curve: MsmCurve::G1, log_n: 26, skew: false },
-    Case { name: "g1 2^27", curve: MsmCurve::G1, log_n: 27, skew: false },
-    Case { name: "g2 2^20", curve: MsmCurve::G2, log_n: 20, skew: false },
-    Case { name: "g2 2^20 skew", curve: MsmCurve::G2, log_n: 20, skew: true },
-    Case { name: "g2 2^24", curve: MsmCurve::G2, log_n: 24, skew: false },
+    Case { name: "g1 inputs", curve: MsmCurve::G1, n: PARTITION_INPUTS, skew: false },
+    Case { name: "g1 2^20", curve: MsmCurve::G1, n: 1 << 20, skew: false },
+    Case { name: "g1 2^20 skew", curve: MsmCurve::G1, n: 1 << 20, skew: true },
+    Case { name: "g1 2^24", curve: MsmCurve::G1, n: 1 << 24, skew: false },
+    Case { name: "g1 2^24 skew", curve: MsmCurve::G1, n: 1 << 24, skew: true },
+    Case { name: "g1 2^25", curve: MsmCurve::G1, n: 1 << 25, skew: false },
+    Case { name: "g1 2^26", curve: MsmCurve::G1, n: 1 << 26, skew: false },
+    Case { name: "g1 2^27", curve: MsmCurve::G1, n: 1 << 27, skew: false },
+    Case { name: "g2 inputs", curve: MsmCurve::G2, n: PARTITION_INPUTS, skew: false },
+    Case { name: "g2 2^20", curve: MsmCurve::G2, n: 1 << 20, skew: false },
+    Case { name: "g2 2^20 skew", curve: MsmCurve::G2, n: 1 << 20, skew: true },
+    Case { name: "g2 2^24", curve: MsmCurve::G2, n: 1 << 24, skew: false },
 ];
 
 fn main() {
@@ -166,12 +172,11 @@ fn main() {
     // Bases are generated once per (curve, size) and shared by the cases.
     let mut rng = ChaCha8Rng::seed_from_u64(0x5eed);
     for curve in [MsmCurve::G1, MsmCurve::G2] {
-        for log_n in [20, 24, 25, 26, 27] {
-            let cases: Vec<&Case> = CASES.iter().filter(|c| c.curve == curve && c.log_n == log_n && wanted(c)).collect();
+        for n in [PARTITION_INPUTS, 1 << 20, 1 << 24, 1 << 25, 1 << 26, 1 << 27] {
+            let cases: Vec<&Case> = CASES.iter().filter(|c| c.curve == curve && c.n == n && wanted(c)).collect();
             if cases.is_empty() {
                 continue;
             }
-            let n = 1usize << log_n;
             let (c, t) = (windows[0], config.tables.max(1));
             let t0 = std::time::Instant::now();
             let bases = match curve {
@@ -179,7 +184,7 @@ fn main() {
                 MsmCurve::G2 => GpuBases::upload_g2_tables(&gpu, &cuzk::synthetic::random_walk_points::<G2Projective>(n, 0), c, t).unwrap(),
             };
             if t > 1 {
-                println!("{curve:?} 2^{log_n}: bases and {t} tables ready in {:.2?} (c = {c})", t0.elapsed());
+                println!("{curve:?} {n} bases: bases and {t} tables ready in {:.2?} (c = {c})", t0.elapsed());
             }
             for case in cases {
                 let scalars = scalars_of(&mut rng, n, case.skew);

@@ -54,8 +54,10 @@
 //! on,off` with streamed bases copied ahead into the H MSM's freed VRAM
 //! and not (`ProverConfig::streamed_bases_ahead`), `--h-canonical on,off`
 //! with the H step writing integers for the H MSM and Montgomery forms
-//! (`ProverConfig::h_canonical`); all default to the prover's default
-//! (on).
+//! (`ProverConfig::h_canonical`), `--input-tables on,off` with the
+//! input MSMs over their bases' tables and without
+//! (`ProverConfig::input_msm_tables`); all default to the prover's
+//! default (on).
 
 #[path = "common/on_off.rs"]
 mod on_off;
@@ -115,6 +117,7 @@ struct Args {
     fill_waves: Vec<bool>,
     ahead: Vec<bool>,
     h_canonical: Vec<bool>,
+    input_tables: Vec<bool>,
 }
 
 fn parse_args() -> Args {
@@ -139,6 +142,7 @@ fn parse_args() -> Args {
         fill_waves: vec![ProverConfig::default().msm_fill_waves],
         ahead: vec![ProverConfig::default().streamed_bases_ahead],
         h_canonical: vec![ProverConfig::default().h_canonical],
+        input_tables: vec![ProverConfig::default().input_msm_tables],
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -184,6 +188,7 @@ fn parse_args() -> Args {
             "--fill-waves" => args.fill_waves = on_off(&a, &value()),
             "--h-canonical" => args.h_canonical = on_off(&a, &value()),
             "--ahead" => args.ahead = on_off(&a, &value()),
+            "--input-tables" => args.input_tables = on_off(&a, &value()),
             "--sharing" => {
                 args.sharing = match value().as_str() {
                     "auto" => ComputeSharing::Auto,
@@ -244,7 +249,11 @@ fn main() {
     for &fill_waves in &args.fill_waves {
     for &ahead in &args.ahead {
     for &h_canonical in &args.h_canonical {
+    for &input_msm_tables in &args.input_tables {
     let mut steady = Vec::new();
+    if args.input_tables.len() > 1 {
+        println!("\n=== input MSMs over tables: {}", if input_msm_tables { "on" } else { "off" });
+    }
     if args.h_canonical.len() > 1 {
         println!("\n=== H step writing integers: {}", if h_canonical { "on" } else { "off" });
     }
@@ -281,6 +290,7 @@ fn main() {
             msm_fill_waves: fill_waves,
             streamed_bases_ahead: ahead,
             h_canonical,
+            input_msm_tables,
             ..Default::default()
         };
         let t = Instant::now();
@@ -300,6 +310,7 @@ fn main() {
     }
     if let [(w1, one), .., (wn, many)] = steady[..] {
         println!("\nsteady state: {wn} worker(s) {:.3} s per proof against {w1}: {:.3} s ({:.2}x)", many, one, one / many);
+    }
     }
     }
     }

@@ -93,6 +93,27 @@ fn h_in_either_form_proves_like_bellperson() {
     }
 }
 
+/// A partition's count of public inputs, some of them in B: the input
+/// MSMs over their bases' tables (the default) and without, the same
+/// proofs, bit for bit bellperson's.
+#[test]
+fn input_msms_over_tables_prove_like_bellperson() {
+    // B selects some of the inputs, not all: its tables hold bases of
+    // aux values too, past the ones its density selects.
+    let b_inputs = synthesize(SyntheticPorep::with_witness(20_000, 328, 1)).unwrap().b_input_density.count_ones();
+    assert!(b_inputs > 1 && b_inputs < 329, "B selects {b_inputs} of 329 inputs");
+    if common::gpu_or_skip("input_msms_over_tables_prove_like_bellperson").is_none() {
+        return;
+    }
+    let mut rng = common::rng();
+    let params = common::params_for(SyntheticPorep::shape(20_000, 328), &mut rng);
+    for input_msm_tables in [true, false] {
+        let config = ProverConfig { input_msm_tables, ..gpu_config(2) };
+        let prover = Prover::new(params.clone(), config).expect("GPU prover");
+        common::assert_batch_matches_bellperson(&prover, &params, 20_000, 328, 2, &mut rng);
+    }
+}
+
 #[test]
 fn circuits_without_public_inputs_besides_one() {
     if common::gpu_or_skip("circuits_without_public_inputs_besides_one").is_none() {

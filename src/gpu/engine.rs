@@ -3,8 +3,9 @@
 //!
 //! Per device, [`GpuEngine::new`] chooses a [`VramPlan`] for the device's
 //! budget (its free memory, or `ProverConfig::vram_limit`), builds the NTT
-//! tables and uploads the parameters' resident bases once; all workers of
-//! the device share them. Streamed queries are put in pinned host memory
+//! tables and uploads the parameters' resident bases once, with tables of
+//! the input MSMs' few bases (`input_tables.rs`); all workers of the
+//! device share them. Streamed queries are put in pinned host memory
 //! once instead, and each proof copies them in a piece at a time
 //! (`streamed_msm.rs`). Every worker owns one slot: a device buffer sized
 //! for the witness the parameters describe, a small result buffer with its
@@ -45,12 +46,14 @@ use super::compute_order::{ComputeOrder, Marker};
 
 use super::elementwise::scalar_limbs;
 use super::host_bases::HostBases;
+use super::input_tables::InputTables;
 use super::msm::{msm_at, params_query_words, BasesAt, Carry, DeviceDensity, GpuBases, Level0Waves, MsmConfig, MsmInput, MsmPlan, ScalarForm};
 use super::streamed_msm::Ring;
 use super::ntt::GpuNtt;
 use cuzk_kernels::ntt::TableLayout;
 use super::proof_msm::msm_results;
 use super::upload::PinnedStager;
+use crate::vram::input_tables::input_table_config;
 use crate::vram::needs::{gib, staging_words, VramNeeds};
 use crate::vram::proof_msms::{general_count_block, msm_calls, pieces, query_curve, DensityRanks, MsmCalls, Piece, ProofMsm, ResultPlaces};
 use crate::vram::slot_layout::{SlotLayout, FR_WORDS};
@@ -80,6 +83,8 @@ struct DeviceShared {
     resident: Vec<(Query, GpuBases)>,
     /// The queries streamed from pinned host memory.
     streamed: Vec<(Query, HostBases)>,
+    /// The input MSMs' bases with their tables (`ProverConfig::input_msm_tables`).
+    input_tables: InputTables,
     /// Held by the worker whose witness is being uploaded.
     upload_turn: Mutex<()>,
     compute_order: ComputeOrder,
@@ -99,7 +104,8 @@ enum QueryBases<'a> {
 const QUERIES: [Query; 5] = [Query::H, Query::L, Query::A, Query::BG1, Query::BG2];
 
 impl DeviceShared {
-    fn new(gpu: &GpuDevice, params: &ParamsSource, ntt: TableLayout, compiled: Option<(&CompiledCircuit, &LongRows)>, plan: &VramPlan, scratch_words: (usize, usize), timeout: Option<Duration>) -> Result<Self, ProverError> {
+    #[allow(clippy::too_many_arguments)]
+    fn new(gpu: &GpuDevice, params: &ParamsSource, ntt: TableLayout, compiled: Option<(&CompiledCircuit, &LongRows)>, plan: &VramPlan, scratch_words: (usize, usize), timeout: Option<Duration>, input_tables: bool) -> Result<Self, ProverError> {
         let start = Instant::now();
         let (mut resident, mut streamed) = (Vec::new(), Vec::new());
         let mut loader = match params {
@@ -130,6 +136,7 @@ impl DeviceShared {
             on_gpu as f64 / 1e9,
             on_host as f64 / 1e9
         );
+        let input_tables = if input_tables { InputTables::build(gpu, &params.lengths(), &resident, &streamed)? } else { InputTables::default() };
         let compiled_ranks = match (compiled, plan.msm_chunk) {
             (Some((c, _)), Some(chunk)) => Some(Arc::new(DensityRanks::new(ProofMsm::BG2Aux.piece_scalars(chunk), c.densities()))),
             _ => None,
@@ -141,6 +148,7 @@ impl DeviceShared {
             ntt: GpuNtt::with_layout(gpu, ntt)?,
             resident,
             streamed,
+            input_tables,
             upload_turn: Mutex::new(()),
             compute_order: ComputeOrder::default(),
             scratch,
@@ -421,6 +429,7 @@ impl GpuEngine {
         let mut needs = VramNeeds::new(lengths, compiled_bytes, config.workers_per_device, config.ntt_row_twiddles, serial_compute);
         needs.msm = msm_config;
         needs.carried_buckets = config.msm_carried_buckets;
+        needs.input_tables = config.input_msm_tables;
         // One plan for every device, made for the smallest budget.
         let (mut budget, mut smallest) = (u64::MAX, 0);
         for gpu in &devices {
@@ -481,7 +490,7 @@ impl GpuEngine {
         for (d, gpu) in engine.devices.iter().enumerate() {
             gpu.bind()?;
             let (free, _) = cust::memory::mem_get_info().map_err(|e| gpu_err("cuMemGetInfo", e))?;
-            engine.shared.push(DeviceShared::new(gpu, params, ntt_layout, compiled.as_ref().map(|(c, long)| (*c, long)), &plan, (layout.h_words(), arena_words + 2 * staging), config.gpu_timeout)?);
+            engine.shared.push(DeviceShared::new(gpu, params, ntt_layout, compiled.as_ref().map(|(c, long)| (*c, long)), &plan, (layout.h_words(), arena_words + 2 * staging), config.gpu_timeout, config.input_msm_tables)?);
             engine.lost.push(Mutex::new(None));
             for w in 0..plan.workers {
                 // SAFETY: u64 has no invalid bit patterns; pre-stage writes
@@ -1083,7 +1092,16 @@ impl GpuEngine {
                 // are the identity).
                 None => MsmCalls { pieces: list.into_iter().filter(|p| p.selected > 0).collect(), carried: None },
             };
-            let config = MsmConfig { window_bits: calls.carried.unwrap_or(self.msm_config.window_bits), ..self.msm_config };
+            // An input MSM in one call runs over its bases' tables, if the
+            // prover has them and they hold its bases.
+            let tabled = shared.input_tables.of(msm).filter(|t| match calls.pieces.as_slice() {
+                [p] => calls.carried.is_none() && p.base_first + p.selected <= t.len(),
+                _ => false,
+            });
+            let config = match tabled {
+                Some(_) => input_table_config(),
+                None => MsmConfig { window_bits: calls.carried.unwrap_or(self.msm_config.window_bits), ..self.msm_config },
+            };
             ran.calls[msm as usize] = (calls.pieces.len(), calls.carried.is_some());
             let mut first_plan: Option<MsmPlan> = None;
             for (i, &piece) in calls.pieces.iter().enumerate() {
@@ -1100,9 +1118,10 @@ impl GpuEngine {
                     base_offset: 0,
                     general: general(&piece),
                 };
-                let (bases, part, streamed) = match shared.bases(msm.query())? {
-                    QueryBases::Resident(b) => (b.at(), MsmInput { base_offset: piece.base_first, ..part }, false),
-                    QueryBases::Streamed(host) => {
+                let (bases, part, streamed) = match (tabled, shared.bases(msm.query())?) {
+                    (Some(t), _) => (t.at(), MsmInput { base_offset: piece.base_first, ..part }, false),
+                    (None, QueryBases::Resident(b)) => (b.at(), MsmInput { base_offset: piece.base_first, ..part }, false),
+                    (None, QueryBases::Streamed(host)) => {
                         let ring = scratch.ring.as_mut().ok_or_else(|| ProverError::Config("streamed bases without a copy ring".into()))?;
                         // SAFETY: both staging buffers hold a piece's bases
                         // (a chunk of G1 points, half as many in G2) and are

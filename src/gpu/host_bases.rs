@@ -73,6 +73,14 @@ impl HostBases {
         }
     }
 
+    /// The words of the first `len` bases (all, if it holds fewer).
+    pub fn words(&self, len: usize) -> &[u64] {
+        let words = len.min(self.len) * self.curve.affine_limbs();
+        // SAFETY: `ptr` holds `self.len` bases of `affine_limbs` words,
+        // pinned for as long as this lives (read-only).
+        unsafe { std::slice::from_raw_parts(self.ptr(), words) }
+    }
+
     pub fn len(&self) -> usize {
         self.len
     }

@@ -12,6 +12,7 @@ mod device_context;
 mod engine;
 mod fatal;
 mod host_pin;
+mod input_tables;
 pub mod kernel_cache;
 mod params_upload;
 mod proof_msm;

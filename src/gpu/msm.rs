@@ -106,7 +106,23 @@ impl GpuBases {
         Self::upload_g2(gpu, bases)?.with_tables(gpu, c, tables)
     }
 
-    fn with_tables(self, gpu: &GpuDevice, c: u32, tables: u32) -> Result<Self, ProverError> {
+    /// The first `len` bases (all, if there are fewer), in a buffer of their
+    /// own, with `tables − 1` tables as [`Self::upload_g1_tables`] makes.
+    pub(crate) fn prefix_with_tables(&self, gpu: &GpuDevice, len: usize, c: u32, tables: u32) -> Result<Self, ProverError> {
+        let len = len.min(self.len);
+        let words = len * self.curve.affine_limbs();
+        gpu.bind()?;
+        // SAFETY: u64 accepts any bit pattern; the copy writes every word.
+        let buf = unsafe { DeviceBuffer::<u64>::uninitialized(words.max(1)) }.map_err(|e| gpu_err("MSM base prefix", e))?;
+        if words > 0 {
+            buf.index(..words).copy_from(&self.buf.index(..words)).map_err(|e| gpu_err("MSM base prefix", e))?;
+        }
+        Self::from_device(gpu, buf, len, self.curve)?.with_tables(gpu, c, tables)
+    }
+
+    /// These bases with `tables − 1` tables for window bits `c` (blocks
+    /// until they are made).
+    pub(crate) fn with_tables(self, gpu: &GpuDevice, c: u32, tables: u32) -> Result<Self, ProverError> {
         let config = MsmConfig { window_bits: c, tables, ..MsmConfig::default() };
         // Checks c and the table count against the windows.
         plan(self.len.max(1), self.curve, &config)?;

@@ -5,9 +5,12 @@
 //! - [`proof_msms`]: the eight MSMs of a proof, and their pieces when MSMs
 //!   run in chunks.
 //! - [`needs`]: the bytes of each part (bases, tables, slots, scratch).
+//! - [`input_tables`]: the tables of the few bases of the MSMs over the
+//!   public inputs.
 //! - [`plan`]: the choice of workers, chunks and streamed queries for a
 //!   budget ([`VramPlan`]).
 
+pub mod input_tables;
 pub mod needs;
 pub mod plan;
 pub mod proof_msms;

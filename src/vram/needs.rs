@@ -3,6 +3,7 @@
 use cuzk_kernels::msm::plan::{carried_window_bits, Accumulation, CallScalars, Curve as MsmCurve, MsmConfig, MsmPlan};
 use cuzk_kernels::ntt::TableLayout;
 
+use super::input_tables::{input_table_bases, input_table_bytes, input_table_config, TABLED_MSMS};
 use super::plan::{MAX_CHUNKS, MIN_CHUNK};
 use super::proof_msms::{query_len, query_point_words, ProofMsm, ResultPlaces};
 use super::slot_layout::SlotLayout;
@@ -43,6 +44,9 @@ pub struct VramNeeds {
     /// Whether an MSM in several calls may carry its bucket sums from call
     /// to call (`ProverConfig::msm_carried_buckets`).
     pub carried_buckets: bool,
+    /// Whether the MSMs over the public inputs run over tables of their
+    /// bases (`ProverConfig::input_msm_tables`, [`super::input_tables`]).
+    pub input_tables: bool,
 }
 
 impl VramNeeds {
@@ -50,7 +54,7 @@ impl VramNeeds {
     pub fn new(lengths: QueryLengths, compiled_bytes: u64, max_workers: usize, row_twiddles: bool, serial_compute: bool) -> Self {
         let layout = SlotLayout::for_params(&lengths);
         let h_over_input = cuzk_kernels::ntt::plan::h_step_over_input_fits(layout.ntt_log(), cuzk_kernels::ntt::plan::MAX_PASS_BITS);
-        VramNeeds { layout, lengths, compiled_bytes, max_workers, row_twiddles, serial_compute, msm: MsmConfig::default(), h_over_input, carried_buckets: true }
+        VramNeeds { layout, lengths, compiled_bytes, max_workers, row_twiddles, serial_compute, msm: MsmConfig::default(), h_over_input, carried_buckets: true, input_tables: true }
     }
 
     /// Bases of `query`.
@@ -61,6 +65,15 @@ impl VramNeeds {
     /// VRAM of `query`'s bases.
     pub fn base_bytes(&self, query: Query) -> u64 {
         alloc_bytes(self.query_len(query) * query_point_words(query))
+    }
+
+    /// VRAM of the input MSMs' tables (0 without them).
+    pub fn input_table_bytes(&self) -> u64 {
+        if self.input_tables {
+            input_table_bytes(&self.lengths)
+        } else {
+            0
+        }
     }
 
     /// The NTT tables, with or without row twiddles.
@@ -124,9 +137,20 @@ impl VramNeeds {
                 sizes.into_iter().flat_map(move |n| [n, bases.min(n)].map(move |selected| (curve, n, selected, self.msm)))
             })
             .chain(carried_h.into_iter().flatten())
+            .chain(self.input_tables.then(|| self.input_table_plans()).into_iter().flatten())
             .map(|(curve, n, selected, config)| MsmPlan::for_selected(n, selected, curve, &config))
             .try_fold(0, |max, plan| plan.map(|p| p.scratch_words().max(max)))
             .map_err(|e| format!("MSM plan: {e}"))
+    }
+
+    /// The input MSMs over their tables, as [`Self::arena_words`] sizes
+    /// them: all their scalars, and as many as their tables' bases.
+    fn input_table_plans(&self) -> impl Iterator<Item = (MsmCurve, usize, usize, MsmConfig)> + '_ {
+        TABLED_MSMS.into_iter().filter_map(move |m| {
+            let bases = input_table_bases(m, &self.lengths).filter(|&b| b > 0)?;
+            let n = m.scalars(&self.layout);
+            Some([n, bases.min(n)].map(move |selected| (m.curve(), n, selected, input_table_config())))
+        }).flatten()
     }
 
     /// [`Self::arena_words`] in bytes; `None` if the MSMs cannot be planned.

@@ -84,7 +84,7 @@ pub struct VramPlan {
 /// The bytes a plan reserves on one device.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PlanBytes {
-    /// Resident bases.
+    /// Resident bases, and the input MSMs' tables.
     pub bases: u64,
     /// NTT tables.
     pub ntt_tables: u64,
@@ -187,7 +187,8 @@ impl VramPlan {
         let streamed: Vec<Query> = KEEP_ORDER[KEEP_ORDER.len() - streamed..].to_vec();
         let arena = needs.arena_bytes(chunk, carried)?;
         let staging = if streamed.is_empty() { 0 } else { needs.staging_bytes(chunk?) };
-        let bases = KEEP_ORDER.iter().filter(|q| !streamed.contains(q)).map(|&q| needs.base_bytes(q)).sum();
+        // The input MSMs' tables stay in VRAM whichever queries stream.
+        let bases = KEEP_ORDER.iter().filter(|q| !streamed.contains(q)).map(|&q| needs.base_bytes(q)).sum::<u64>() + needs.input_table_bytes();
         let streamed_bytes_per_proof = streamed.iter().map(|&q| needs.base_bytes(q)).sum();
         // The layout proofs have always had (scratch per worker, the H
         // coefficients and the arena apart) when it fits; else, in this
