@@ -3,7 +3,7 @@
 # scripts/gpu-bundle.sh: the GPU tests, then the benches (arithmetic with
 # every multiplication variant, MSM with every register-cap variant, NTT).
 # Usage: scripts/gpu-measure.sh [tests] [arith] [msm] [msm-tables] [msm-windows] [ntt]
-# [ntt-variants] [ncu] [msm-affine] [partition-affine] [partition] [compiled] [porep] [c2] [real-sealing] [params-gen] [daemon] [peers] [vram-compiled] [vram-full] [vram-tuning] [vram-tuning-more] [overlap] [small-overlap] [sharing-sweep] [soak] [sanitize]
+# [ntt-variants] [ncu] [msm-affine] [msm-inputs] [partition-affine] [partition] [compiled] [porep] [c2] [real-sealing] [params-gen] [daemon] [peers] [vram-compiled] [vram-full] [vram-tuning] [vram-tuning-more] [overlap] [small-overlap] [sharing-sweep] [soak] [sanitize]
 # (default: tests arith msm ntt). GPU_TESTS="gpu_ntt
 # gpu_msm:g2_large" limits the tests to those binaries / filters.
 # Writes logs to ${OUT:-/tmp/cuzk-out}.
@@ -313,6 +313,22 @@ if want msm-affine; then
     --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis --print-details all -k regex:accumulate0_affine \
     --launch-skip 2 --launch-count 1 .gpu/bin/bench-gpu_msm g1 2^24 --accumulation affine > "$out/ncu-msm-affine.txt" 2>&1
   echo "msm-affine done at $(( $(date +%s) - t0 )) s"
+fi
+if want msm-inputs; then
+  # The MSMs over a partition's 329 public inputs: without tables (their
+  # window steps profiled), over one table per window at c = 4 (the
+  # prover's), 3 and 2, then a 32 GiB partition with the prover's input
+  # tables on and off (~3 min), and memcheck over the prover's test of them.
+  .gpu/bin/bench-gpu_msm inputs --profile 2>&1 | tee "$out/bench-msm-inputs.txt"
+  for ct in 4:64 3:86 2:128; do
+    .gpu/bin/bench-gpu_msm inputs --c "${ct%%:*}" --tables "${ct##*:}" --profile 2>&1 | tee -a "$out/bench-msm-inputs.txt"
+  done
+  RUST_LOG=cuzk=debug .gpu/bin/bench-gpu_partition --proofs 2 --workers 1 --input-tables on,off > "$out/bench-partition-inputs.txt" 2>&1
+  grep -E "===|MSMs one by one|GPU compute" "$out/bench-partition-inputs.txt"
+  timeout "${SANITIZE_LIMIT:-300}" compute-sanitizer --tool memcheck --print-limit 10 --error-exitcode 9 \
+    .gpu/bin/test-gpu_prover --test-threads=1 input_msms_over_tables > "$out/sanitize-memcheck-inputs.txt" 2>&1
+  echo "[memcheck input_msms_over_tables] rc=$? $(grep -hE 'ERROR SUMMARY|test result' "$out/sanitize-memcheck-inputs.txt" | tr '\n' ' ')"
+  echo "msm-inputs done at $(( $(date +%s) - t0 )) s"
 fi
 if want partition-affine; then
   # A whole 32 GiB partition (random inputs, 2 workers, 3 proofs) with the
