@@ -1,5 +1,6 @@
-//! GPU MSM timing: G1 and G2 at a 32 GiB partition's 329 public inputs, G1 at 2^20, 2^24, 2^25, 2^26, 2^27, G2 at 2^20, 2^24, random
-//! scalars and a witness-like input (90% of scalars 0 or 1). Bases and scalars are
+//! GPU MSM timing: G1 and G2 at a 32 GiB partition's 329 public inputs, G1
+//! at 2^20, 2^24, 2^25, 2^26, 2^27, G2 at 2^20, 2^24, random scalars and a
+//! witness-like input (90% of scalars 0 or 1). Bases and scalars are
 //! uploaded once; each run enqueues one MSM on a stream with a preallocated
 //! arena and is timed with CUDA events (2 warm-up runs, median of 5).
 //! Without a GPU it prints why and exits 0.
@@ -274,7 +275,7 @@ fn same_point(curve: MsmCurve, a: &[u64; 36], b: &[u64; 36]) -> bool {
     }
 }
 
-/// `xyzz`, `affine` (default streams per thread) or `affineK`.
+/// `uniform` or `narrowest`.
 fn parse_cut(v: &str) -> WindowCut {
     match v {
         "uniform" => WindowCut::Uniform,
@@ -283,6 +284,7 @@ fn parse_cut(v: &str) -> WindowCut {
     }
 }
 
+/// `xyzz`, `affine` (default streams per thread) or `affineK`.
 fn parse_accumulation(v: &str) -> Accumulation {
     match v {
         "xyzz" => Accumulation::Xyzz,

@@ -12,7 +12,7 @@ use super::GpuDevice;
 use crate::error::ProverError;
 use crate::parameters::params::QueryLengths;
 use crate::parameters::params_file::Query;
-use crate::vram::input_tables::{input_table_bases, input_tables, INPUT_TABLE_WINDOW_BITS, TABLED_MSMS};
+use crate::vram::input_tables::{input_table_bases, input_table_count, INPUT_TABLE_WINDOW_BITS, TABLED_MSMS};
 use crate::vram::proof_msms::ProofMsm;
 
 /// Each input MSM's bases with their tables (none for an MSM whose query
@@ -25,7 +25,7 @@ impl InputTables {
     /// resident or streamed bases.
     pub fn build(gpu: &GpuDevice, lengths: &QueryLengths, resident: &[(Query, GpuBases)], streamed: &[(Query, HostBases)]) -> Result<Self, ProverError> {
         let start = Instant::now();
-        let (c, tables) = (INPUT_TABLE_WINDOW_BITS, input_tables());
+        let (c, tables) = (INPUT_TABLE_WINDOW_BITS, input_table_count());
         let mut made = Vec::new();
         for msm in TABLED_MSMS {
             let len = input_table_bases(msm, lengths).unwrap_or(0);

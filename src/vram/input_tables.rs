@@ -28,14 +28,14 @@ pub const TABLED_MSMS: [ProofMsm; 3] = [ProofMsm::AInputs, ProofMsm::BG1Inputs, 
 
 /// Tables per set of bases: one per window, so every window adds into one
 /// bucket set.
-pub fn input_tables() -> u32 {
+pub fn input_table_count() -> u32 {
     WindowLayout::uniform(INPUT_TABLE_WINDOW_BITS).windows
 }
 
 /// The settings of an MSM over input tables: the tables' window and count,
 /// the sort they imply (`Sort::Auto`: padded), defaults otherwise.
 pub fn input_table_config() -> MsmConfig {
-    MsmConfig { window_bits: INPUT_TABLE_WINDOW_BITS, tables: input_tables(), ..MsmConfig::default() }
+    MsmConfig { window_bits: INPUT_TABLE_WINDOW_BITS, tables: input_table_count(), ..MsmConfig::default() }
 }
 
 /// The bases of `msm`'s query its tables cover: the first one per public
@@ -49,7 +49,7 @@ pub fn input_table_bases(msm: ProofMsm, lengths: &QueryLengths) -> Option<usize>
 pub fn input_table_bytes(lengths: &QueryLengths) -> u64 {
     TABLED_MSMS
         .iter()
-        .filter_map(|&m| input_table_bases(m, lengths).filter(|&n| n > 0).map(|n| alloc_bytes(n * query_point_words(m.query()) * input_tables() as usize)))
+        .filter_map(|&m| input_table_bases(m, lengths).filter(|&n| n > 0).map(|n| alloc_bytes(n * query_point_words(m.query()) * input_table_count() as usize)))
         .sum()
 }
 
@@ -66,7 +66,7 @@ mod tests {
     fn every_window_has_its_table_and_one_bucket_set() {
         let plan = MsmPlan::new(329, cuzk_kernels::msm::plan::Curve::G2, &input_table_config()).unwrap();
         assert_eq!((plan.tables, plan.sets), (plan.windows, 1));
-        assert_eq!(input_tables(), 64);
+        assert_eq!(input_table_count(), 64);
     }
 
     #[test]
