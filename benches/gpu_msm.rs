@@ -7,7 +7,8 @@
 //!
 //! Arguments: `g1`, `g2`, `20`, `24`, `skew`, `inputs` … filter the cases by name;
 //! `--c N[,N…]` forces window sizes, `--scatter N[,N…]` the windows per
-//! scatter launch, `--chunk0 N[,N…]` the first accumulation level's chunk
+//! scatter launch, `--bin-windows N[,N…]` the windows per launch of the
+//! binned sort's first pass (column `sc`: `bN`), `--chunk0 N[,N…]` the first accumulation level's chunk
 //! (one row per combination), `--sort auto|counted|padded|pN|binned|bN[,…]`
 //! the counting sort (padded: no histogram, `2^N` slots per bucket;
 //! binned: the scatter in two passes, `2^N` bins), `--fan N` the bucket reduction's merge fan
@@ -93,6 +94,7 @@ fn main() {
     let mut windows = vec![0u32];
     let mut cuts = vec![WindowCut::Uniform];
     let mut scatters = vec![0u32];
+    let mut bin_windows = vec![0u32];
     let mut chunks = vec![0u32];
     let mut sorts = vec![Sort::Auto];
     let mut accumulations = vec![Accumulation::Xyzz];
@@ -118,6 +120,10 @@ fn main() {
             "--scatter" => {
                 let list = args.next().expect("--scatter N[,N...]");
                 scatters = list.split(',').map(|v| v.parse().expect("--scatter N[,N...]")).collect();
+            }
+            "--bin-windows" => {
+                let list = args.next().expect("--bin-windows N[,N...]");
+                bin_windows = list.split(',').map(|v| v.parse().expect("--bin-windows N[,N...]")).collect();
             }
             "--sort" => {
                 let list = args.next().expect("--sort auto|counted|padded|pN|binned|bN[,...]");
@@ -200,7 +206,7 @@ fn main() {
                         println!("module: {}", variants[v - 1].0);
                     }
                     for &(c, window_cut) in &shapes {
-                        for &scatter_windows in &scatters {
+                        for (scatter_windows, bin_windows) in scatters.iter().flat_map(|&s| bin_windows.iter().map(move |&b| (s, b))) {
                             for &chunk0 in &chunks {
                                 for &sort in &sorts {
                                     for &accumulation in &accumulations {
@@ -208,7 +214,7 @@ fn main() {
                                             for &w in &waves {
                                                 for &form in &forms {
                                                     let level0_waves = if w { device_waves } else { Level0Waves::default() };
-                                                    let config = MsmConfig { window_bits: c, window_cut, scatter_windows, chunk0, sort, accumulation, level0_waves, ..config };
+                                                    let config = MsmConfig { window_bits: c, window_cut, scatter_windows, bin_windows, chunk0, sort, accumulation, level0_waves, ..config };
                                                     let words = run_case(&gpu, case, &bases, &scalars, form, &config, k, profile);
                                                     match first {
                                                         None => first = Some(words),
@@ -363,7 +369,11 @@ fn run_case(gpu: &GpuDevice, case: &Case, bases: &GpuBases, scalars: &[Scalar], 
         plan.c,
         // Windows, and how many are `c` bits wide where not all are.
         if plan.wide < plan.windows { format!("{}/{}", plan.windows, plan.wide) } else { plan.windows.to_string() },
-        plan.scatter_windows,
+        // Windows per scatter launch, or per pass 1 of the binned sort (bN).
+        match plan.binned {
+            Some(_) => format!("b{}", plan.bin_windows),
+            None => plan.scatter_windows.to_string(),
+        },
         // Padded sort: slots per bucket (/ per top-window bucket); counted: "-".
         plan.padded.map_or("-".to_string(), |p| match p.hot_len {
             0 => (1u32 << p.cap_log).to_string(),

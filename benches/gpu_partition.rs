@@ -57,7 +57,9 @@
 //! (`ProverConfig::h_canonical`), `--input-tables on,off` with the
 //! input MSMs over their bases' tables and without
 //! (`ProverConfig::input_msm_tables`); all default to the prover's
-//! default (on).
+//! default (on). `--bin-windows N[,N...]`: windows per launch of the
+//! binned sort's first pass (`ProverConfig::msm_bin_windows`; 0, the
+//! default: one).
 
 #[path = "common/on_off.rs"]
 mod on_off;
@@ -118,6 +120,7 @@ struct Args {
     ahead: Vec<bool>,
     h_canonical: Vec<bool>,
     input_tables: Vec<bool>,
+    bin_windows: Vec<u32>,
 }
 
 fn parse_args() -> Args {
@@ -143,6 +146,7 @@ fn parse_args() -> Args {
         ahead: vec![ProverConfig::default().streamed_bases_ahead],
         h_canonical: vec![ProverConfig::default().h_canonical],
         input_tables: vec![ProverConfig::default().input_msm_tables],
+        bin_windows: vec![ProverConfig::default().msm_bin_windows],
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -189,6 +193,7 @@ fn parse_args() -> Args {
             "--h-canonical" => args.h_canonical = on_off(&a, &value()),
             "--ahead" => args.ahead = on_off(&a, &value()),
             "--input-tables" => args.input_tables = on_off(&a, &value()),
+            "--bin-windows" => args.bin_windows = value().split(',').map(|v| v.parse().expect("--bin-windows N[,N...]")).collect(),
             "--sharing" => {
                 args.sharing = match value().as_str() {
                     "auto" => ComputeSharing::Auto,
@@ -250,7 +255,11 @@ fn main() {
     for &ahead in &args.ahead {
     for &h_canonical in &args.h_canonical {
     for &input_msm_tables in &args.input_tables {
+    for &msm_bin_windows in &args.bin_windows {
     let mut steady = Vec::new();
+    if args.bin_windows.len() > 1 {
+        println!("\n=== windows per pass 1 of the binned sort: {msm_bin_windows} (0: the default)");
+    }
     if args.input_tables.len() > 1 {
         println!("\n=== input MSMs over tables: {}", if input_msm_tables { "on" } else { "off" });
     }
@@ -291,6 +300,7 @@ fn main() {
             streamed_bases_ahead: ahead,
             h_canonical,
             input_msm_tables,
+            msm_bin_windows,
             ..Default::default()
         };
         let t = Instant::now();
@@ -310,6 +320,7 @@ fn main() {
     }
     if let [(w1, one), .., (wn, many)] = steady[..] {
         println!("\nsteady state: {wn} worker(s) {:.3} s per proof against {w1}: {:.3} s ({:.2}x)", many, one, one / many);
+    }
     }
     }
     }

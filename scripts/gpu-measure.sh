@@ -3,7 +3,7 @@
 # scripts/gpu-bundle.sh: the GPU tests, then the benches (arithmetic with
 # every multiplication variant, MSM with every register-cap variant, NTT).
 # Usage: scripts/gpu-measure.sh [tests] [arith] [msm] [msm-tables] [msm-windows] [ntt]
-# [ntt-variants] [ncu] [msm-affine] [msm-inputs] [partition-affine] [partition] [compiled] [porep] [c2] [real-sealing] [params-gen] [daemon] [peers] [vram-compiled] [vram-full] [vram-tuning] [vram-tuning-more] [overlap] [small-overlap] [sharing-sweep] [soak] [sanitize]
+# [ntt-variants] [ncu] [msm-affine] [msm-inputs] [msm-bin-windows] [partition-affine] [partition] [compiled] [porep] [c2] [real-sealing] [params-gen] [daemon] [peers] [vram-compiled] [vram-full] [vram-tuning] [vram-tuning-more] [overlap] [small-overlap] [sharing-sweep] [soak] [sanitize]
 # (default: tests arith msm ntt). GPU_TESTS="gpu_ntt
 # gpu_msm:g2_large" limits the tests to those binaries / filters.
 # Writes logs to ${OUT:-/tmp/cuzk-out}.
@@ -329,6 +329,24 @@ if want msm-inputs; then
     .gpu/bin/test-gpu_prover --test-threads=1 input_msms_over_tables > "$out/sanitize-memcheck-inputs.txt" 2>&1
   echo "[memcheck input_msms_over_tables] rc=$? $(grep -hE 'ERROR SUMMARY|test result' "$out/sanitize-memcheck-inputs.txt" | tr '\n' ' ')"
   echo "msm-inputs done at $(( $(date +%s) - t0 )) s"
+fi
+if want msm-bin-windows; then
+  # The binned sort's pass 1 over one (the default), two and three windows
+  # a launch: its GPU tests and the sanitizers over the small one, the G1
+  # MSMs it serves (integers, as the H step writes them; 2^27 profiled),
+  # then a 32 GiB partition with one and two (~3 min).
+  .gpu/run-tests.sh gpu_msm:binned_sort gpu_msm:canonical_scalars > "$out/tests-bin-windows.log" 2>&1
+  echo "binned tests rc=$?: $(grep -hE 'test result|panicked' "$out/tests-bin-windows.log" | tr '\n' ' ')"
+  for tool in memcheck racecheck synccheck; do
+    timeout "${SANITIZE_LIMIT:-120}" compute-sanitizer --tool $tool --print-limit 10 --error-exitcode 9 \
+      .gpu/bin/test-gpu_msm --test-threads=1 binned_sort_small_sizes > "$out/sanitize-$tool-bin-windows.txt" 2>&1
+    echo "[$tool binned_sort_small_sizes] rc=$? $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY|test result' "$out/sanitize-$tool-bin-windows.txt" | tr '\n' ' ')"
+  done
+  .gpu/bin/bench-gpu_msm "g1 2^27" --form canonical --bin-windows 1,2,3 --profile 2>&1 | tee "$out/bench-msm-bin-windows.txt"
+  .gpu/bin/bench-gpu_msm g1 --form canonical,montgomery --bin-windows 1,2 2>&1 | tee -a "$out/bench-msm-bin-windows.txt"
+  RUST_LOG=cuzk=debug .gpu/bin/bench-gpu_partition --proofs 2 --workers 1 --bin-windows 1,2 > "$out/bench-partition-bin-windows.txt" 2>&1
+  grep -E "===|free before|MSMs one by one|GPU compute" "$out/bench-partition-bin-windows.txt"
+  echo "msm-bin-windows done at $(( $(date +%s) - t0 )) s"
 fi
 if want partition-affine; then
   # A whole 32 GiB partition (random inputs, 2 workers, 3 proofs) with the

@@ -675,7 +675,8 @@ fn padded_sort() {
 /// The binned scatter at small sizes (few enough launches for
 /// compute-sanitizer's memcheck, racecheck and synccheck): one and several
 /// tiles, one bin, a few and the most, a window's tiles entry by entry
-/// (c = 16, 2 bins), one hot bucket, a witness, against blst.
+/// (c = 16, 2 bins), one hot bucket, a witness, several windows a pass 1
+/// launch, against blst.
 #[test]
 fn binned_sort_small_sizes() {
     let Some(gpu) = common::gpu_or_skip("binned_sort_small_sizes") else { return };
@@ -693,12 +694,20 @@ fn binned_sort_small_sizes() {
     check_g1(&gpu, "binned, one scalar everywhere", &bases, &host, &same, &binned(10, 0));
     let s = mostly_zero_one(&mut rng, 9000);
     check_g1(&gpu, "binned, 90% zero/one", &bases, &host, &s, &binned(10, 0));
+    // Pass 1 over two, three and eight windows a launch (one by default).
+    let r = random_scalars(&mut rng, 9000);
+    for bin_windows in [2, 3, 8] {
+        for (what, s) in [("random", &r), ("90% zero/one", &s)] {
+            check_g1(&gpu, &format!("binned, {what}, {bin_windows} windows a pass"), &bases, &host, s, &MsmConfig { bin_windows, ..binned(9, 0) });
+        }
+    }
 }
 
 /// The binned scatter (`Sort::Binned`): small and large sizes, bins from 2
 /// to 2^11 (2 at c = 16: every tile past shared memory's keys, entry by
 /// entry), one scalar everywhere (one hot bucket per window), all ones,
-/// witnesses, a density with an offset, c = 22, G2; against blst.
+/// witnesses, a density with an offset, c = 22, one to five windows a
+/// pass 1 launch, G2; against blst.
 #[test]
 fn binned_sort() {
     let Some(gpu) = common::gpu_or_skip("binned_sort") else { return };
@@ -734,6 +743,9 @@ fn binned_sort() {
     assert!(got == want, "binned with a density and offset {offset}");
     let s = random_scalars(&mut rng, n);
     check_g1(&gpu, "binned 2^22, default window", &bases, &host, &s, &MsmConfig { sort: binned(0), ..MsmConfig::default() });
+    for bin_windows in [2, 5] {
+        check_g1(&gpu, &format!("binned 2^22, {bin_windows} windows a pass"), &bases, &host, &s, &MsmConfig { sort: binned(0), bin_windows, ..MsmConfig::default() });
+    }
     let wide = MsmConfig { window_bits: 22, sort: binned(0), ..MsmConfig::default() };
     check_g1(&gpu, "binned 2^22, c = 22", &bases, &host, &s, &wide);
     drop(bases);

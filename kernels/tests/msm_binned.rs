@@ -14,7 +14,7 @@ use cuzk_kernels::msm::binned::{MAX_BINS_LOG, TILE};
 use cuzk_kernels::msm::binned_counts::COUNT_TILES;
 use cuzk_kernels::msm::block::{Shared, BLOCK};
 use cuzk_kernels::msm::digits::{digit_at, SignedDigits, WindowLayout};
-use cuzk_kernels::msm::plan::{Curve, MsmConfig, MsmIo, MsmPlan, Sort, Step};
+use cuzk_kernels::msm::plan::{Curve, MsmConfig, MsmIo, MsmPlan, Sort, Step, MAX_BIN_WINDOWS};
 use ff::Field;
 use rand::Rng;
 use rand_chacha::ChaCha8Rng;
@@ -68,10 +68,15 @@ fn counted(c: u32) -> MsmConfig {
 }
 
 fn same_buckets(what: &str, seed: u64, s: &[Scalar], density: Option<&[u64]>, selected: usize, general: Option<usize>, c: u32, bins_log: u32) {
-    let want = sorted_buckets(s, density, selected, general, &counted(c));
-    let got = sorted_buckets(s, density, selected, general, &binned(c, bins_log));
-    assert!(want.0 == got.0, "{what}: n = {}, c = {c}, bins_log {bins_log}: bucket starts differ (seed {seed})", s.len());
-    assert!(want.1 == got.1, "{what}: n = {}, c = {c}, bins_log {bins_log}: bucket entries differ (seed {seed})", s.len());
+    same_buckets_with(what, seed, s, density, selected, general, &binned(c, bins_log));
+}
+
+fn same_buckets_with(what: &str, seed: u64, s: &[Scalar], density: Option<&[u64]>, selected: usize, general: Option<usize>, config: &MsmConfig) {
+    let want = sorted_buckets(s, density, selected, general, &counted(config.window_bits));
+    let got = sorted_buckets(s, density, selected, general, config);
+    let (c, sort, bin_windows) = (config.window_bits, config.sort, config.bin_windows);
+    assert!(want.0 == got.0, "{what}: n = {}, c = {c}, {sort:?}, {bin_windows} windows a pass: bucket starts differ (seed {seed})", s.len());
+    assert!(want.1 == got.1, "{what}: n = {}, c = {c}, {sort:?}, {bin_windows} windows a pass: bucket entries differ (seed {seed})", s.len());
 }
 
 fn random_bins_log(rng: &mut ChaCha8Rng, c: u32) -> u32 {
@@ -152,6 +157,33 @@ fn binned_buckets_equal_the_counted_sorts_across_tiles_and_bins() {
     same_buckets("count blocks", seed, &s, None, n, None, 20, 0);
 }
 
+/// Pass 1 over several windows a launch, each window staged after the
+/// ones before it: one to five and eight windows a launch (the last
+/// launch short or not), with round 0 (every scalar read, the ones bucket) and
+/// later rounds (the listed scalars) in one launch, all scalars listed
+/// (read in place) or some; over several tiles and hot bins.
+#[test]
+fn binned_buckets_with_several_windows_a_pass() {
+    let (mut rng, seed) = seeded_rng("binned_buckets_with_several_windows_a_pass");
+    let t = TILE as usize;
+    let config = |c: u32, bins_log: u32, bin_windows: u32| MsmConfig { bin_windows, ..binned(c, bins_log) };
+    let s = scalars(&mut rng, 2 * t + 41);
+    for bin_windows in 1..=5 {
+        for c in [3, 7, 12, 20] {
+            let bins_log = random_bins_log(&mut rng, c);
+            same_buckets_with("random", seed, &s, None, s.len(), None, &config(c, bins_log, bin_windows));
+        }
+    }
+    let n = t + 700;
+    let w = witness(&mut rng, n, 0.1);
+    let general = w.iter().filter(|v| !bool::from(v.is_zero()) && **v != Scalar::ONE).count();
+    let small: Vec<Scalar> = (0..n).map(|_| Scalar::from(rng.gen_range(2u64..5000))).collect();
+    for bin_windows in [2, 3, 8] {
+        same_buckets_with("witness", seed, &w, None, n, Some(general), &config(9, 4, bin_windows));
+        same_buckets_with("small", seed, &small, None, n, None, &config(6, 0, bin_windows));
+    }
+}
+
 #[test]
 fn binned_buckets_handle_hot_and_sparse_bins() {
     let (mut rng, seed) = seeded_rng("binned_buckets_handle_hot_and_sparse_bins");
@@ -215,6 +247,10 @@ fn msms_through_the_binned_sort_match_blstrs() {
     let b2 = bases::<G2>(&mut rng, 100);
     let s = scalars(&mut rng, 100);
     check::<G2>("binned G2", seed, &b2, &s, &MsmConfig { chunk0: 3, chunk: 4, ..binned(5, 2) });
+    for bin_windows in [1, 3] {
+        let s = scalars(&mut rng, 600);
+        check::<G1>("binned G1, windows a pass", seed, &b1, &s, &MsmConfig { bin_windows, chunk0: 4, chunk: 4, ..binned(7, 0) });
+    }
 }
 
 #[test]
@@ -228,8 +264,20 @@ fn binned_sort_plans_reject_tables_and_too_many_bins() {
     assert_eq!(MsmPlan::new(1000, Curve::G1, &binned(4, 0)).unwrap().binned, Some(3));
     // At c = 22 a bin holds 2^10 buckets, as at c = 20 and 21.
     assert_eq!(MsmPlan::new(1000, Curve::G1, &binned(22, 0)).unwrap().binned, Some(11));
-    // The staging array fits one window's entries of every scalar.
+    // The staging array fits the entries of every scalar in as many
+    // windows as a pass takes (one by default).
+    assert_eq!(plan.bin_windows, 1);
     assert!(plan.layout.bin_cursor >= plan.layout.staged + 1000);
+    for bin_windows in [2, 5] {
+        let plan = MsmPlan::new(1000, Curve::G1, &MsmConfig { bin_windows, ..binned(20, 0) }).unwrap();
+        assert_eq!(plan.bin_windows, bin_windows);
+        assert!(plan.layout.bin_cursor >= plan.layout.staged + bin_windows as usize * 1000);
+    }
+    // No more windows a pass than MAX_BIN_WINDOWS.
+    assert_eq!(MsmPlan::new(1000, Curve::G1, &MsmConfig { bin_windows: 8, ..binned(22, 0) }).unwrap().bin_windows, 8);
+    assert!(MsmPlan::new(1000, Curve::G1, &MsmConfig { bin_windows: MAX_BIN_WINDOWS + 1, ..binned(20, 0) }).is_err());
+    // Unbinned plans stage nothing: one window a pass.
+    assert_eq!(MsmPlan::new(1000, Curve::G1, &MsmConfig { bin_windows: 4, ..counted(20) }).unwrap().bin_windows, 1);
 }
 
 #[test]

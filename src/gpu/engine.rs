@@ -412,7 +412,7 @@ impl GpuEngine {
         if layout.ntt_log() > cuzk_kernels::ntt::MAX_LOG {
             return Err(ProverError::DomainTooLarge { log_size: layout.ntt_log() });
         }
-        let mut msm_config = MsmConfig { accumulation: config.msm_accumulation, sort: config.msm_sort, ..MsmConfig::default() };
+        let mut msm_config = MsmConfig { accumulation: config.msm_accumulation, sort: config.msm_sort, bin_windows: config.msm_bin_windows, ..MsmConfig::default() };
         if config.msm_fill_waves {
             // One configuration for every device: the smallest waves.
             for gpu in &devices {

@@ -168,16 +168,18 @@ macro_rules! msm_bin_kernel {
                 round_bins: u32,
                 tiles: u32,
             ) {
-                binned::bin(&a, round_bins & 0xffff, round_bins >> 16, tiles, bin_starts, cursor, bin_cursor, staged, entries, digit_list, digit_count);
+                let first = round_bins & 0xff;
+                binned::bin(&a, (first, first + (round_bins >> 8 & 0xff)), round_bins >> 16, tiles, bin_starts, cursor, bin_cursor, staged, entries, digit_list, digit_count);
             }
         }
     };
 }
 
 msm_bin_kernel! {
-    /// Binned scatter, pass 1 ([`binned::bin`]) of window `round_bins &
-    /// 0xffff` with `2^(round_bins >> 16)` bins, scalars in Montgomery
-    /// form: `tiles` blocks of [`crate::msm::block::BLOCK`] threads.
+    /// Binned scatter, pass 1 ([`binned::bin`]) of `round_bins >> 8 & 0xff`
+    /// windows from window `round_bins & 0xff` with `2^(round_bins >> 16)`
+    /// bins, scalars in Montgomery form: `tiles` blocks of
+    /// [`crate::msm::block::BLOCK`] threads.
     msm_bin, canonical: false
 }
 
@@ -187,10 +189,11 @@ msm_bin_kernel! {
 }
 
 kernel! {
-    /// Binned scatter, pass 2 ([`binned::refine`]): `tiles` blocks of
+    /// Binned scatter, pass 2 ([`binned::refine`]) of window `round &
+    /// 0xffff`, staged from window `round >> 16`'s start: `tiles` blocks of
     /// [`crate::msm::block::BLOCK`] threads.
     fn msm_refine(staged: *const u64, bin_starts: *const u32, cursor: *mut u32, entries: *mut u32, c: u32, round: u32, bins_log: u32, tiles: u32) {
-        binned::refine(staged, bin_starts, cursor, entries, c, round, bins_log, tiles);
+        binned::refine(staged, bin_starts, cursor, entries, c, (round & 0xffff, round >> 16), bins_log, tiles);
     }
 }
 
@@ -212,11 +215,11 @@ digit_kernel! {
 }
 
 kernel! {
-    /// The binned sort's bucket counts of window `round`
-    /// ([`binned_counts::count_keys`]): `tiles` blocks of
-    /// [`crate::msm::block::BLOCK`] threads.
+    /// The binned sort's bucket counts of window `round & 0xffff`, staged
+    /// from window `round >> 16`'s start ([`binned_counts::count_keys`]):
+    /// `tiles` blocks of [`crate::msm::block::BLOCK`] threads.
     fn msm_count_keys(staged: *const u64, bin_starts: *const u32, counts: *mut u32, c: u32, round: u32, bins_log: u32, tiles: u32) {
-        binned_counts::count_keys(staged, bin_starts, counts, c, round, bins_log, tiles);
+        binned_counts::count_keys(staged, bin_starts, counts, c, (round & 0xffff, round >> 16), bins_log, tiles);
     }
 }
 

@@ -14,7 +14,10 @@
 //!    its `(key, entry)` pairs there: a bin's pairs end up next to each
 //!    other in a staging array laid out like the window's final entries
 //!    (bin `b` where its buckets' entries will be). The ones bucket's
-//!    entries (round 0) go straight to their bucket, warp-aggregated.
+//!    entries (round 0) go straight to their bucket, warp-aggregated. One
+//!    launch may take several windows (`MsmConfig::bin_windows`), each
+//!    staged after the ones before it, so that they share one read of the
+//!    scalars from memory.
 //! 2. [`refine`]: each block takes a tile of [`TILE`] staged pairs, whose
 //!    keys lie in a few consecutive bins, counts them per key in shared
 //!    memory, reserves one range per key with one global atomic on its
@@ -119,25 +122,40 @@ pub(super) unsafe fn tile_keys(staged: *const u64, c: u32, round: u32, bins_log:
     (low, end - low)
 }
 
-/// Pass 1 for window `round`: every entry of the window's digits as a
-/// `key << 32 | entry` pair into `staged`, bins in key order; the ones
-/// bucket's entries (round 0) into `entries` through `cursor`.
+/// Where window `round`'s staged pairs start in a staging array shared by
+/// the windows from `staged_from` on: after those windows' entries.
 ///
-/// `tiles` blocks of [`BLOCK`] threads; round 0 reads scalar `k` for `k <
-/// n`, later rounds the listed scalar `digit_list[k]` for `k <
-/// *digit_count`.
+/// # Safety
+/// `bin_starts` as for [`window_entries`], `staged_from ≤ round`.
+#[inline(always)]
+pub(super) unsafe fn staged_at(bin_starts: *const u32, round: u32, staged_from: u32, bins_log: u32) -> usize {
+    (*bin_starts.add((round << bins_log) as usize) - *bin_starts.add((staged_from << bins_log) as usize)) as usize
+}
+
+/// Pass 1 for windows `rounds.0 .. rounds.1`: every entry of the windows'
+/// digits as a `key << 32 | entry` pair into `staged`, each window's after
+/// the windows' before it ([`staged_at`]), bins in key order; the ones
+/// bucket's entries (round 0) into `entries` through `cursor`. A tile's
+/// windows are taken by neighbouring blocks, which run at the same time,
+/// so the windows after the first read their scalars from the L2 the
+/// first's reads filled: one read of the scalars from memory for several
+/// windows.
+///
+/// `tiles · (rounds.1 − rounds.0)` blocks of [`BLOCK`] threads; round 0
+/// reads scalar `k` for `k < n`, later rounds the listed scalar
+/// `digit_list[k]` for `k < *digit_count`.
 ///
 /// # Safety
 /// `a.sets == a.windows` (no tables); `bin_starts` the scanned bin counts
 /// ([`super::binned_counts::count_bins`]); `cursor[ones]` the ones bucket's
-/// start; `bin_cursor` `2^bins_log` zeroed counters for this round,
-/// `staged` room for the window's entries, `bins_log ≤ c − 1` and `≤
+/// start; `bin_cursor` `2^bins_log` zeroed counters for each of the rounds,
+/// `staged` room for the windows' entries, `bins_log ≤ c − 1` and `≤
 /// MAX_BINS_LOG`; the list as `count_bins` wrote it; `tiles · TILE` covers
 /// the scalars read.
 #[inline(always)]
 pub unsafe fn bin(
     a: &DigitArgs,
-    round: u32,
+    rounds: (u32, u32),
     bins_log: u32,
     tiles: u32,
     bin_starts: *const u32,
@@ -148,20 +166,24 @@ pub unsafe fn bin(
     digit_list: *const u32,
     digit_count: *const u32,
 ) {
-    let listed = if round == 0 { a.n } else { *digit_count };
-    // A list of every scalar (all have digits, as in an H query's MSM) is
-    // some order of 0..n: read the scalars in place, not through it.
-    let in_place = listed == a.n;
-    let first = first_key(a.c, round);
     let fine_log = a.c - 1 - bins_log;
     let bins = 1u32 << bins_log;
     let ones = ones_key(a.c, a.sets);
-    let round_bins = bin_starts.add((round << bins_log) as usize);
-    let round_start = *round_bins;
     let shared = Shared::block();
 
-    for blk in block_ids(tiles) {
-        let tile = blk * TILE;
+    // Block `b` takes window `rounds.0 + b % windows` of tile `b / windows`:
+    // a tile's windows run in neighbouring blocks, started together, so
+    // the scalars the first reads from memory are in the L2 for the rest.
+    // At least one (a division by zero would be a panic path in the PTX).
+    let windows = (rounds.1 - rounds.0).max(1);
+    for blk in block_ids(tiles * windows) {
+        let tile = blk / windows * TILE;
+        let round = rounds.0 + blk % windows;
+        let listed = if round == 0 { a.n } else { *digit_count };
+        // A list of every scalar (all have digits, as in an H query's MSM)
+        // is some order of 0..n: read the scalars in place, not through it.
+        let in_place = listed == a.n;
+        let first = first_key(a.c, round);
         // Block-uniform: no thread of a block past the list reaches a barrier.
         if tile >= listed {
             continue;
@@ -218,15 +240,19 @@ pub unsafe fn bin(
             });
         }
         sync();
-        // The bins' places in the staging array: the bin's place in the
-        // window (from the bin starts) plus what blocks before this one
-        // reserved.
+        // The bins' places in the staging array: the bin's place among
+        // the launch's windows (from the bin starts) plus what blocks before
+        // this one reserved. (Addressed here rather than at the block's
+        // start, to spare registers across the reads.)
+        let round_bins = bin_starts.add((round << bins_log) as usize);
+        let staged_start = *bin_starts.add((rounds.0 << bins_log) as usize);
+        let bin_cursor = bin_cursor.add(((round - rounds.0) << bins_log) as usize);
         for tid in threads() {
             for b in share(tid, bins) {
                 let count = shared.load(COUNTS + b);
                 if count != 0 {
                     let reserved = atomic_add(bin_cursor.add(b as usize), count);
-                    let bin_start = *round_bins.add(b as usize) - round_start;
+                    let bin_start = *round_bins.add(b as usize) - staged_start;
                     shared.store(PLACES + b, bin_start + reserved);
                 }
             }
@@ -247,9 +273,9 @@ pub unsafe fn bin(
 ///
 /// # Safety
 /// [`bin`] has run for this round with the same `bin_starts`, `c` and
-/// `bins_log`; `cursor` the window's bucket starts (scanned from
-/// [`super::binned_counts::count_keys`]); `tiles · TILE` covers the
-/// window's entries.
+/// `bins_log`, its first round `staged_from`; `cursor` the window's bucket
+/// starts (scanned from [`super::binned_counts::count_keys`]); `tiles ·
+/// TILE` covers the window's entries.
 #[inline(always)]
 pub unsafe fn refine(
     staged: *const u64,
@@ -257,12 +283,13 @@ pub unsafe fn refine(
     cursor: *mut u32,
     entries: *mut u32,
     c: u32,
-    round: u32,
+    (round, staged_from): (u32, u32),
     bins_log: u32,
     tiles: u32,
 ) {
     let first = first_key(c, round);
     let count = window_entries(bin_starts, round, bins_log);
+    let staged = staged.add(staged_at(bin_starts, round, staged_from, bins_log));
     let shared = Shared::block();
 
     for blk in block_ids(tiles) {

@@ -17,7 +17,7 @@
 //!
 //! The counts are the histogram's, so the starts are too.
 
-use super::binned::{first_key, tile_keys, window_entries, ITEMS, TILE};
+use super::binned::{first_key, staged_at, tile_keys, window_entries, ITEMS, TILE};
 use super::block::{block_ids, share, sync, threads, Shared, BLOCK, SHARED_WORDS};
 use super::digits::{classify, ones_key, read, DigitArgs, Kind, SignedDigits};
 use super::sort::{append, for_rounds};
@@ -132,12 +132,14 @@ pub unsafe fn count_bins(
 ///
 /// # Safety
 /// [`super::binned::bin`] has run for this round with the same
-/// `bin_starts`, `c` and `bins_log`; `counts` holds the window's keys;
-/// `tiles · TILE` covers the window's entries.
+/// `bin_starts`, `c` and `bins_log`, its first round `staged_from`;
+/// `counts` holds the window's keys; `tiles · TILE` covers the window's
+/// entries.
 #[inline(always)]
-pub unsafe fn count_keys(staged: *const u64, bin_starts: *const u32, counts: *mut u32, c: u32, round: u32, bins_log: u32, tiles: u32) {
+pub unsafe fn count_keys(staged: *const u64, bin_starts: *const u32, counts: *mut u32, c: u32, (round, staged_from): (u32, u32), bins_log: u32, tiles: u32) {
     let first = first_key(c, round);
     let count = window_entries(bin_starts, round, bins_log);
+    let staged = staged.add(staged_at(bin_starts, round, staged_from, bins_log));
     let shared = Shared::block();
 
     for blk in block_ids(tiles) {

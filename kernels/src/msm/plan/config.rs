@@ -61,6 +61,10 @@ pub struct MsmConfig {
     pub reduce_top_fan_log: u32,
     /// Windows per scatter launch; 0: [`default_scatter_windows`].
     pub scatter_windows: u32,
+    /// Windows per launch of the binned sort's pass 1 (`1..=8`; 0:
+    /// [`DEFAULT_BIN_WINDOWS`]): they share one read of the scalars from
+    /// memory, for staging room of as many windows' entries.
+    pub bin_windows: u32,
     /// Precomputed tables of the bases (0 or 1: none): with `t`, the bases
     /// hold `t` copies, copy `a` being `2^(c·a)·P` (see
     /// [`table_spacing_bits`]); with `sets = ceil(windows / t)` and `p =
@@ -254,6 +258,17 @@ pub const MERGE_PARALLEL: u64 = 1 << 13;
 /// time at 2^20: G1 2.86 / 2.64 / 2.31 ms and G2 12.4 / 9.96 / 9.03 ms for
 /// fans 16 / 2 / 4, docs/PERFORMANCE.md).
 pub const DEFAULT_REDUCE_TOP_FAN_LOG: u32 = 2;
+
+/// Windows per launch of the binned sort's pass 1 by default
+/// ([`MsmConfig::bin_windows`]): one. On an H200 (2026-12-07, G1,
+/// integers, docs/PERFORMANCE.md "Binned scatter") two took the pass from
+/// 21.9 to 20.2 ms at 2^27 (the MSM 756.0 → 754.5 ms) for 1.07 GB more
+/// scratch, and three 20.0 ms for 2.1 GB: the pass is not bound by its
+/// reads of the scalars, and on smaller cards the scratch is worth more.
+pub const DEFAULT_BIN_WINDOWS: u32 = 1;
+
+/// Most windows one launch of the binned sort's pass 1 takes.
+pub const MAX_BIN_WINDOWS: u32 = 8;
 
 /// Cursor bytes one scatter launch should touch: the windows of a launch
 /// are chosen so their cursors fit this (H200, 50 MB L2; see

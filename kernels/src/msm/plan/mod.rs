@@ -56,6 +56,8 @@ pub struct MsmPlan {
     pub padded: Option<PaddedShape>,
     /// Binned scatter: log2 of its bins per window; `None`: direct.
     pub binned: Option<u32>,
+    /// Binned scatter: windows per launch of its pass 1 (1 when not binned).
+    pub bin_windows: u32,
     /// Set buckets plus the ones bucket: `sets · 2^(c−1) + 1`.
     pub n_keys: u32,
     pub ones_key: u32,
@@ -155,6 +157,12 @@ impl MsmPlan {
             Sort::Binned { .. } => return Err("MSM: bins_log must be at most c − 1 and 11"),
             Sort::Auto if tables == 1 && auto_bins(c, general) => Some(default_bins_log(c)),
             _ => None,
+        };
+        let bin_windows = match (binned, config.bin_windows) {
+            (None, _) => 1,
+            (Some(_), 0) => DEFAULT_BIN_WINDOWS.min(windows),
+            (Some(_), w) if w <= MAX_BIN_WINDOWS => w.min(windows),
+            (Some(_), _) => return Err("MSM: bin_windows must be at most 8"),
         };
         let per_thread = match config.accumulation {
             Accumulation::Xyzz => None,
@@ -314,7 +322,7 @@ impl MsmPlan {
         let (mut staged, mut bin_cursor, mut bin_starts) = (0, 0, ScanLayout::default());
         if let Some(bins_log) = binned {
             let mut alias = Bump(after_entries);
-            staged = alias.take(general);
+            staged = alias.take(general * bin_windows as usize);
             bin_cursor = alias.take_u32((windows as usize) << bins_log);
             // The windows' bins, the ones bucket and the total.
             bin_starts = alias.scan((windows << bins_log) + 2);
@@ -356,6 +364,7 @@ impl MsmPlan {
             tables,
             sets,
             scatter_windows,
+            bin_windows,
             padded: padded_sort,
             binned,
             n_keys,
@@ -605,9 +614,10 @@ impl MsmPlan {
     }
 
     /// The binned sort ([`crate::msm::binned`]): bin counts for every
-    /// window, scanned; then per window pass 1, its bucket counts, scanned
-    /// into its starts, and pass 2 ([`crate::msm::binned_counts`]). Leaves
-    /// the bucket starts as the counted sort's histogram and scan would.
+    /// window, scanned; then pass 1 for `bin_windows` windows at a time,
+    /// and per window its bucket counts, scanned into its starts, and pass
+    /// 2 ([`crate::msm::binned_counts`]). Leaves the bucket starts as the
+    /// counted sort's histogram and scan would.
     fn binned_sort_steps<E>(
         &self,
         l: &Layout,
@@ -664,49 +674,55 @@ impl MsmPlan {
         })?;
         let staged = at(l.staged);
         let keys = 1u32 << (self.c - 1);
-        for round in 0..self.windows {
+        for from in (0..self.windows).step_by(self.bin_windows as usize) {
+            let to = (from + self.bin_windows).min(self.windows);
             f(Step::Bin {
                 digits,
                 bin_starts,
                 cursor,
-                bin_cursor: u32_at(bin_cursor, round << bins_log),
+                bin_cursor: u32_at(bin_cursor, from << bins_log),
                 staged,
                 entries: at(l.entries),
                 digit_list,
                 digit_count,
-                round,
+                round: from,
+                windows: to - from,
                 bins_log,
                 tiles: self.n.div_ceil(BIN_TILE),
             })?;
-            let tiles = self.general.div_ceil(BIN_TILE);
-            f(Step::CountKeys {
-                staged,
-                bin_starts,
-                counts: starts,
-                c: self.c,
-                round,
-                bins_log,
-                tiles,
-            })?;
-            // The window's counts (zeroed with the rest) into its starts,
-            // from the window's first bin's start.
-            let window = u32_at(starts, round * keys);
-            scan_steps_at(window, keys, &l.starts, arena, u32_at(bin_starts, round << bins_log), f)?;
-            f(Step::CopyU32 {
-                src: window,
-                dst: u32_at(cursor, round * keys),
-                len: keys as usize,
-            })?;
-            f(Step::Refine {
-                staged,
-                bin_starts,
-                cursor,
-                entries: at(l.entries),
-                c: self.c,
-                round,
-                bins_log,
-                tiles,
-            })?;
+            for round in from..to {
+                let tiles = self.general.div_ceil(BIN_TILE);
+                f(Step::CountKeys {
+                    staged,
+                    bin_starts,
+                    counts: starts,
+                    c: self.c,
+                    round,
+                    staged_from: from,
+                    bins_log,
+                    tiles,
+                })?;
+                // The window's counts (zeroed with the rest) into its
+                // starts, from the window's first bin's start.
+                let window = u32_at(starts, round * keys);
+                scan_steps_at(window, keys, &l.starts, arena, u32_at(bin_starts, round << bins_log), f)?;
+                f(Step::CopyU32 {
+                    src: window,
+                    dst: u32_at(cursor, round * keys),
+                    len: keys as usize,
+                })?;
+                f(Step::Refine {
+                    staged,
+                    bin_starts,
+                    cursor,
+                    entries: at(l.entries),
+                    c: self.c,
+                    round,
+                    staged_from: from,
+                    bins_log,
+                    tiles,
+                })?;
+            }
         }
         Ok(())
     }

@@ -131,44 +131,51 @@ pub enum Step {
         /// Blocks of `binned_counts::COUNT_TILES` tiles of scalars.
         blocks: u32,
     },
-    /// Binned scatter, pass 1: window `round`'s entries into bins in
-    /// `staged`, the ones bucket's straight into `entries`.
+    /// Binned scatter, pass 1: windows `round .. round + windows`'
+    /// entries into bins in `staged` (one after another), the ones
+    /// bucket's straight into `entries`.
     Bin {
         digits: DigitAddrs,
         /// The scanned bin counts.
         bin_starts: u64,
         cursor: u64,
-        /// This round's `2^bins_log` counters.
+        /// The first round's `2^bins_log` counters, the next rounds' after.
         bin_cursor: u64,
         staged: u64,
         entries: u64,
         digit_list: u64,
         digit_count: u64,
         round: u32,
+        windows: u32,
         bins_log: u32,
-        /// Blocks of `binned::TILE` scalars.
+        /// Tiles of `binned::TILE` scalars (a block per tile and window).
         tiles: u32,
     },
     /// Binned sort: window `round`'s staged pairs counted per bucket into
     /// `counts` (the window's bucket counts, to be scanned into starts).
     CountKeys {
+        /// Window `staged_from`'s start: the pass 1 that staged `round`
+        /// began there.
         staged: u64,
         bin_starts: u64,
         counts: u64,
         c: u32,
         round: u32,
+        staged_from: u32,
         bins_log: u32,
         /// Blocks of `binned::TILE` staged pairs.
         tiles: u32,
     },
     /// Binned scatter, pass 2: window `round`'s staged pairs into `entries`.
     Refine {
+        /// As for [`Step::CountKeys`].
         staged: u64,
         bin_starts: u64,
         cursor: u64,
         entries: u64,
         c: u32,
         round: u32,
+        staged_from: u32,
         bins_log: u32,
         /// Blocks of `binned::TILE` staged pairs.
         tiles: u32,
@@ -318,7 +325,9 @@ impl Step {
             Step::Scatter { digits, rounds, .. } if rounds.0 > 0 => digits.n.min(LISTED_THREADS),
             Step::Scatter { digits, .. } => digits.n,
             Step::ScatterPadded { digits, .. } => digits.n,
-            Step::Bin { tiles, .. } | Step::Refine { tiles, .. } | Step::CountKeys { tiles, .. } => tiles * BIN_BLOCK,
+            // A block per tile and window.
+            Step::Bin { tiles, windows, .. } => tiles * windows * BIN_BLOCK,
+            Step::Refine { tiles, .. } | Step::CountKeys { tiles, .. } => tiles * BIN_BLOCK,
             Step::CountBins { blocks, .. } => blocks * BIN_BLOCK,
             Step::Compact { slots, cap_log, .. } => (slots >> compact_group_log(cap_log)).min(COMPACT_THREADS),
             Step::PlaceOverflow { .. } => OVERFLOW_THREADS,
@@ -369,9 +378,10 @@ impl Step {
                 digit_list,
                 digit_count,
                 round,
+                windows,
                 bins_log,
                 tiles,
-            } => digit_args(digits, &[*bin_starts, *cursor, *bin_cursor, *staged, *entries, *digit_list, *digit_count, (*round | *bins_log << 16) as u64, *tiles as u64]),
+            } => digit_args(digits, &[*bin_starts, *cursor, *bin_cursor, *staged, *entries, *digit_list, *digit_count, (*round | *windows << 8 | *bins_log << 16) as u64, *tiles as u64]),
             Step::Refine {
                 staged,
                 bin_starts,
@@ -379,9 +389,10 @@ impl Step {
                 entries,
                 c,
                 round,
+                staged_from,
                 bins_log,
                 tiles,
-            } => args(&[*staged, *bin_starts, *cursor, *entries, *c as u64, *round as u64, *bins_log as u64, *tiles as u64]),
+            } => args(&[*staged, *bin_starts, *cursor, *entries, *c as u64, (*round | *staged_from << 16) as u64, *bins_log as u64, *tiles as u64]),
             Step::CountBins {
                 digits,
                 counts,
@@ -397,9 +408,10 @@ impl Step {
                 counts,
                 c,
                 round,
+                staged_from,
                 bins_log,
                 tiles,
-            } => args(&[*staged, *bin_starts, *counts, *c as u64, *round as u64, *bins_log as u64, *tiles as u64]),
+            } => args(&[*staged, *bin_starts, *counts, *c as u64, (*round | *staged_from << 16) as u64, *bins_log as u64, *tiles as u64]),
             Step::ScatterPadded {
                 digits,
                 counts,
