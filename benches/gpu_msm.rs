@@ -1,5 +1,5 @@
 //! GPU MSM timing: G1 and G2 at a 32 GiB partition's 329 public inputs, G1
-//! at 2^20, 2^24, 2^25, 2^26, 2^27, G2 at 2^20, 2^24, random scalars and a
+//! at 2^20, 2^24, 2^25, 2^26, 2^27, G2 at 2^20, 2^24, 2^25, random scalars and a
 //! witness-like input (90% of scalars 0 or 1). Bases and scalars are
 //! uploaded once; each run enqueues one MSM on a stream with a preallocated
 //! arena and is timed with CUDA events (2 warm-up runs, median of 5).
@@ -79,6 +79,7 @@ const CASES: &[Case] = &[
     Case { name: "g2 2^20", curve: MsmCurve::G2, n: 1 << 20, skew: false },
     Case { name: "g2 2^20 skew", curve: MsmCurve::G2, n: 1 << 20, skew: true },
     Case { name: "g2 2^24", curve: MsmCurve::G2, n: 1 << 24, skew: false },
+    Case { name: "g2 2^25", curve: MsmCurve::G2, n: 1 << 25, skew: false },
 ];
 
 fn main() {

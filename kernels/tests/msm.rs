@@ -48,17 +48,17 @@ fn window_counts_leave_room_for_the_signed_carry() {
     assert_eq!(default_window_bits(1 << 24), 16);
     assert_eq!(default_window_bits(1 << 25), 18);
     assert_eq!(default_window_bits(1 << 27), 20);
-    // G1 takes 20 from 2^24 on (binned); G2 the shared rule.
-    assert_eq!(default_window_bits_for((1 << 24) - 1, Curve::G1), 16);
-    assert_eq!(default_window_bits_for(1 << 24, Curve::G1), 20);
-    assert_eq!(default_window_bits_for(1 << 25, Curve::G1), 20);
-    assert_eq!(default_window_bits_for(1 << 24, Curve::G2), 16);
-    assert_eq!(default_window_bits_for(1 << 25, Curve::G2), 18);
+    // Both curves take 20 from 2^24 on (binned), the shared rule below.
+    for curve in [Curve::G1, Curve::G2] {
+        assert_eq!(default_window_bits_for((1 << 24) - 1, curve), 16);
+        assert_eq!(default_window_bits_for(1 << 24, curve), 20);
+        assert_eq!(default_window_bits_for(1 << 25, curve), 20);
+    }
     // A density plan picks the window (and entry bound) of its selected count.
     let sparse = MsmPlan::for_selected(1 << 27, 1 << 25, Curve::G1, &MsmConfig::default()).unwrap();
     assert_eq!((sparse.c, sparse.entries_max), (20, 13 << 25));
     let sparse = MsmPlan::for_selected(1 << 27, 1 << 25, Curve::G2, &MsmConfig::default()).unwrap();
-    assert_eq!((sparse.c, sparse.entries_max), (18, 15 << 25));
+    assert_eq!((sparse.c, sparse.entries_max), (20, 13 << 25));
     // 2^27 scalars at the default window still fit the u32 entry positions.
     assert!(MsmPlan::new(1 << 27, Curve::G1, &MsmConfig::default()).is_ok());
 }

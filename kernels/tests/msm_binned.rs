@@ -291,17 +291,17 @@ fn auto_bins_only_the_largest_untabled_msms() {
     // A 32 GiB partition's H MSM: 2^27 − 1 scalars, c = 20.
     assert_eq!(sort_of((1 << 27) - 1, None, &auto), (20, Some(9), false));
     assert_eq!(sort_of(1 << 26, None, &auto), (20, Some(9), false));
-    // G1 takes c = 20, binned, from 2^24 scalars on.
+    // Both curves take c = 20, binned, from 2^24 scalars on.
     assert_eq!(sort_of((1 << 26) - 1, None, &auto), (20, Some(9), false));
     assert_eq!(sort_of(1 << 25, None, &auto), (20, Some(9), false));
     assert_eq!(sort_of(1 << 24, None, &auto), (20, Some(9), false));
     // Below, c = 16, whose cursors leave room for a second window in a
     // scatter launch: direct.
     assert_eq!(sort_of((1 << 24) - 1, None, &auto), (16, None, false));
-    // G2 keeps 16 below 2^25 (direct), 18 below 2^26 (binned).
-    assert_eq!(sort_on(Curve::G2, 1 << 24, None, &auto), (16, None, false));
-    assert_eq!(sort_on(Curve::G2, (1 << 25) - 1, None, &auto), (16, None, false));
-    assert_eq!(sort_on(Curve::G2, 1 << 25, None, &auto), (18, Some(9), false));
+    // G2 too, from 2^24 on; 16 (direct) below.
+    assert_eq!(sort_on(Curve::G2, (1 << 24) - 1, None, &auto), (16, None, false));
+    assert_eq!(sort_on(Curve::G2, 1 << 24, None, &auto), (20, Some(9), false));
+    assert_eq!(sort_on(Curve::G2, 1 << 25, None, &auto), (20, Some(9), false));
     assert_eq!(sort_on(Curve::G2, 1 << 26, None, &auto), (20, Some(9), false));
     // A witness: the window and the sort follow its scalars other than 0 and 1.
     assert_eq!(sort_of(1 << 27, Some(2_600_000), &auto), (16, None, false));

@@ -373,15 +373,17 @@ pub fn fit_chunk0_to_waves(entries: u64, chunk: u64, wave: u64) -> u64 {
 pub const MAX_DEFAULT_CHUNK0: u64 = 1024;
 
 /// The window size for `n` scalars on `curve`: [`default_window_bits`],
-/// except for G1 from [`G1_WIDE_WINDOWS_FROM`] scalars on: 20, which the
-/// binned sort makes the best there ([`auto_bins`]). On an H100
-/// (2026-12-07, integers, docs/PERFORMANCE.md "MSM window size"): G1 2^24
-/// at c = 16 (counted) / 19 / 20 (binned) 124.0 / 115.1 / 115.3 ms, in
-/// Montgomery form 124.2 / – / 119.3; G1 2^25 at c = 18 / 19 / 20 (binned)
-/// 225.7 / 217.0 / 209.7. G2 2^24 stays flat from 16 to 18 (355–359 ms),
-/// so G2 keeps the shared rule.
-pub fn default_window_bits_for(n: usize, curve: Curve) -> u32 {
-    if curve == Curve::G1 && n >= G1_WIDE_WINDOWS_FROM {
+/// except from [`WIDE_WINDOWS_FROM`] scalars on: 20, which the binned sort
+/// makes the best there ([`auto_bins`]). G1 on an H100 (2026-12-07,
+/// integers, docs/PERFORMANCE.md "MSM window size"): 2^24 at c = 16
+/// (counted) / 19 / 20 (binned) 124.0 / 115.1 / 115.3 ms, in Montgomery
+/// form 124.2 / – / 119.3; 2^25 at c = 18 / 19 / 20 (binned) 225.7 / 217.0
+/// / 209.7. G2 on an H200 (2026-12-07, "G2 windows of 20 bits"): 2^24 at
+/// c = 16 / 18 / 19 / 20 342.7 / 342.5 / 330.9 / 324.5 ms, 2^25 658.9 /
+/// 630.6 / 598.4 / 572.4 (18 had been its window there); at 2^20, 16
+/// stays the best (33.7 ms, 42.1 at 18).
+pub fn default_window_bits_for(n: usize, _curve: Curve) -> u32 {
+    if n >= WIDE_WINDOWS_FROM {
         20
     } else {
         default_window_bits(n)
@@ -389,7 +391,7 @@ pub fn default_window_bits_for(n: usize, curve: Curve) -> u32 {
 }
 
 /// See [`default_window_bits_for`] (below 2^24 not measured against 16).
-pub const G1_WIDE_WINDOWS_FROM: usize = 1 << 24;
+pub const WIDE_WINDOWS_FROM: usize = 1 << 24;
 
 /// The window size for `n` scalars (G1 and G2 alike; the plan takes
 /// [`default_window_bits_for`]'s, this one bounds carried calls).
