@@ -16,6 +16,15 @@ want() { [[ " $parts " == *" $1 "* ]]; }
 export CUZK_CUBIN_DIR=$PWD/.gpu/cubin CUDA_CACHE_MAXSIZE=4294967296
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.sm --format=csv | tee "$out/gpu.txt"
 t0=$(date +%s)
+# memcheck, racecheck and synccheck over one gpu_msm test (each capped at
+# SANITIZE_LIMIT seconds, default 120): sanitize_msm FILTER NAME.
+sanitize_msm() {
+  for tool in memcheck racecheck synccheck; do
+    timeout "${SANITIZE_LIMIT:-120}" compute-sanitizer --tool $tool --print-limit 10 --error-exitcode 9 \
+      .gpu/bin/test-gpu_msm --test-threads=1 "$1" > "$out/sanitize-$tool-$2.txt" 2>&1
+    echo "[$tool $1] rc=$? $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY|test result' "$out/sanitize-$tool-$2.txt" | tr '\n' ' ')"
+  done
+}
 if want tests; then
   # All test executables take about 8 minutes (gpu_msm alone 5, gpu_ntt's
   # 2^27 comparison with bellperson's CPU NTT several): GPU_TESTS narrows.
@@ -299,11 +308,7 @@ if want msm-affine; then
   # G1 2^24 launch.
   .gpu/run-tests.sh gpu_msm:batch_affine gpu_prover:batch_affine > "$out/tests-msm-affine.log" 2>&1
   echo "affine tests rc=$?: $(grep -hE 'test result|panicked' "$out/tests-msm-affine.log" | tr '\n' ' ')"
-  for tool in memcheck racecheck synccheck; do
-    timeout "${SANITIZE_LIMIT:-120}" compute-sanitizer --tool $tool --print-limit 10 --error-exitcode 9 \
-      .gpu/bin/test-gpu_msm --test-threads=1 batch_affine_every_size > "$out/sanitize-$tool-msm-affine.txt" 2>&1
-    echo "[$tool batch_affine_every_size] rc=$? $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY|test result' "$out/sanitize-$tool-msm-affine.txt" | tr '\n' ' ')"
-  done
+  sanitize_msm batch_affine_every_size msm-affine
   .gpu/bin/bench-gpu_msm g1 --accumulation xyzz,affine64,affine128,affine256,affine512 --profile 2>&1 | tee "$out/bench-msm-affine.txt"
   .gpu/bin/bench-gpu_msm g2 --accumulation xyzz,affine32,affine64,affine128,affine256 --profile 2>&1 | tee -a "$out/bench-msm-affine.txt"
   for sweep in "g1 2^24:15,16,17,18" "g1 2^27:18,19,20,21" "g2 2^24:15,16,17,18"; do
@@ -337,11 +342,7 @@ if want msm-bin-windows; then
   # then a 32 GiB partition with one and two (~3 min).
   .gpu/run-tests.sh gpu_msm:binned_sort gpu_msm:canonical_scalars > "$out/tests-bin-windows.log" 2>&1
   echo "binned tests rc=$?: $(grep -hE 'test result|panicked' "$out/tests-bin-windows.log" | tr '\n' ' ')"
-  for tool in memcheck racecheck synccheck; do
-    timeout "${SANITIZE_LIMIT:-120}" compute-sanitizer --tool $tool --print-limit 10 --error-exitcode 9 \
-      .gpu/bin/test-gpu_msm --test-threads=1 binned_sort_small_sizes > "$out/sanitize-$tool-bin-windows.txt" 2>&1
-    echo "[$tool binned_sort_small_sizes] rc=$? $(grep -hE 'ERROR SUMMARY|RACECHECK SUMMARY|test result' "$out/sanitize-$tool-bin-windows.txt" | tr '\n' ' ')"
-  done
+  sanitize_msm binned_sort_small_sizes bin-windows
   .gpu/bin/bench-gpu_msm "g1 2^27" --form canonical --bin-windows 1,2,3 --profile 2>&1 | tee "$out/bench-msm-bin-windows.txt"
   .gpu/bin/bench-gpu_msm g1 --form canonical,montgomery --bin-windows 1,2 2>&1 | tee -a "$out/bench-msm-bin-windows.txt"
   RUST_LOG=cuzk=debug .gpu/bin/bench-gpu_partition --proofs 2 --workers 1 --bin-windows 1,2 > "$out/bench-partition-bin-windows.txt" 2>&1
