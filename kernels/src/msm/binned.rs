@@ -134,7 +134,7 @@ pub(super) unsafe fn staged_at(bin_starts: *const u32, round: u32, staged_from: 
 
 /// Pass 1 for windows `rounds.0 .. rounds.1`: every entry of the windows'
 /// digits as a `key << 32 | entry` pair into `staged`, each window's after
-/// the windows' before it ([`staged_at`]), bins in key order; the ones
+/// the windows' before it (`staged_at`), bins in key order; the ones
 /// bucket's entries (round 0) into `entries` through `cursor`. A tile's
 /// windows are taken by neighbouring blocks, which run at the same time,
 /// so the windows after the first read their scalars from the L2 the
